@@ -1,0 +1,516 @@
+//! The baked format: what a bake produces, an exporter writes and a game reads.
+//!
+//! Every type here is plain data. A baked patch is a square of side
+//! [`BakedPatch::size`] `[m]` whose motion repeats with period
+//! [`BakedPatch::period`] `[s]`. Agent paths are space-time polylines with
+//! strictly increasing, *unwrapped* times: an exogenous agent lives on
+//! `[t_in, t_out]` with `t_in` in `[0, period)` and `t_out - t_in` possibly
+//! longer than a period (at play time `τ` it is then at every `τ + kπ` inside its
+//! interval: one *instance* per such `k`). An endogenous agent lives on
+//! `[t₀, t₀ + π]` and is back where it started at its end.
+
+use std::ops::{Index, IndexMut, Range};
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+/// Version of the baked format written in `extras.crowdpatch.format`.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A side of the square patch, in counter-clockwise order.
+///
+/// Side `k` runs from corner `k` to corner `k + 1`: south (0,0)→(L,0),
+/// east (L,0)→(L,L), north (L,L)→(0,L), west (0,L)→(0,0). The arc position `s`
+/// of a boundary point is measured along that direction, in `[0, L]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Side {
+    /// Side 0, from (0,0) to (L,0); inward normal +y.
+    South,
+    /// Side 1, from (L,0) to (L,L); inward normal −x.
+    East,
+    /// Side 2, from (L,L) to (0,L); inward normal −y.
+    North,
+    /// Side 3, from (0,L) to (0,0); inward normal +x.
+    West,
+}
+
+impl Side {
+    /// The four sides in counter-clockwise order (their index order).
+    pub const ALL: [Side; 4] = [Side::South, Side::East, Side::North, Side::West];
+
+    /// Index 0..4 (south, east, north, west).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The side of index `k mod 4`.
+    pub fn from_index(k: usize) -> Side {
+        Side::ALL[k % 4]
+    }
+
+    /// The side this one becomes after `quarter_turns` counter-clockwise turns
+    /// of the patch about its centre.
+    pub fn rotated(self, quarter_turns: i32) -> Side {
+        Side::from_index((self.index() as i32 + quarter_turns).rem_euclid(4) as usize)
+    }
+
+    /// The side a neighbour shares with this one: `(k + 2) mod 4`.
+    pub fn opposite(self) -> Side {
+        self.rotated(2)
+    }
+
+    /// Lower-case name, as in documents: `south`, `east`, `north`, `west`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::South => "south",
+            Side::East => "east",
+            Side::North => "north",
+            Side::West => "west",
+        }
+    }
+
+    /// Unit direction of increasing arc position `s` (patch frame).
+    pub fn direction(self) -> [f64; 2] {
+        match self {
+            Side::South => [1.0, 0.0],
+            Side::East => [0.0, 1.0],
+            Side::North => [-1.0, 0.0],
+            Side::West => [0.0, -1.0],
+        }
+    }
+
+    /// Unit normal pointing into the patch (patch frame).
+    pub fn inward_normal(self) -> [f64; 2] {
+        match self {
+            Side::South => [0.0, 1.0],
+            Side::East => [-1.0, 0.0],
+            Side::North => [0.0, -1.0],
+            Side::West => [1.0, 0.0],
+        }
+    }
+
+    /// Position `[m]` (patch frame) of arc position `s` `[m]` on this side of a
+    /// patch of side `size` `[m]`.
+    pub fn point(self, s: f64, size: f64) -> [f64; 2] {
+        match self {
+            Side::South => [s, 0.0],
+            Side::East => [size, s],
+            Side::North => [size - s, size],
+            Side::West => [0.0, size - s],
+        }
+    }
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One value per side, indexable by [`Side`]; serialised as
+/// `{"south": …, "east": …, "north": …, "west": …}`.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct Sides<T> {
+    /// Side 0.
+    pub south: T,
+    /// Side 1.
+    pub east: T,
+    /// Side 2.
+    pub north: T,
+    /// Side 3.
+    pub west: T,
+}
+
+impl<T> Sides<T> {
+    /// Builds the four values from a function of the side.
+    pub fn from_fn(mut f: impl FnMut(Side) -> T) -> Self {
+        Sides {
+            south: f(Side::South),
+            east: f(Side::East),
+            north: f(Side::North),
+            west: f(Side::West),
+        }
+    }
+
+    /// The sides with their values, in counter-clockwise order.
+    pub fn iter(&self) -> impl Iterator<Item = (Side, &T)> {
+        Side::ALL.into_iter().map(move |s| (s, &self[s]))
+    }
+
+    /// Maps every value.
+    pub fn map<U>(&self, mut f: impl FnMut(Side, &T) -> U) -> Sides<U> {
+        Sides::from_fn(|s| f(s, &self[s]))
+    }
+}
+
+impl<T> Index<Side> for Sides<T> {
+    type Output = T;
+    fn index(&self, side: Side) -> &T {
+        match side {
+            Side::South => &self.south,
+            Side::East => &self.east,
+            Side::North => &self.north,
+            Side::West => &self.west,
+        }
+    }
+}
+
+impl<T> IndexMut<Side> for Sides<T> {
+    fn index_mut(&mut self, side: Side) -> &mut T {
+        match side {
+            Side::South => &mut self.south,
+            Side::East => &mut self.east,
+            Side::North => &mut self.north,
+            Side::West => &mut self.west,
+        }
+    }
+}
+
+/// A boundary point as baked: where and when an agent crosses a side, and with
+/// which velocity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct BakedPoint {
+    /// Arc position along the side `[m]` `[Limit: 0 ≤ s ≤ size]`.
+    pub s: f64,
+    /// Crossing time `[s]` `[Limit: 0 ≤ t < period]`.
+    pub t: f64,
+    /// Velocity of the crossing agent `[m/s]`, patch frame: points into the
+    /// patch for an entry, out of it for an exit.
+    pub velocity: [f64; 2],
+}
+
+/// The boundary conditions of one side as baked.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct BakedPattern {
+    /// Entry points: agents come in here.
+    pub entries: Vec<BakedPoint>,
+    /// Exit points: agents leave here.
+    pub exits: Vec<BakedPoint>,
+}
+
+/// Which boundary point of which side: `patterns[side].entries[index]` or
+/// `.exits[index]`, depending on context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct PointRef {
+    /// The side.
+    pub side: Side,
+    /// Index into that side's entries or exits.
+    pub index: usize,
+}
+
+/// A static obstacle, in the patch frame.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Obstacle {
+    /// A disc.
+    Circle {
+        /// Centre `[m]`.
+        center: [f64; 2],
+        /// Radius `[m]` `[Limit: > 0]`.
+        radius: f64,
+    },
+    /// A simple polygon, vertices in order (either winding) `[m]`
+    /// `[Limit: ≥ 3 vertices, not self-intersecting]`.
+    Polygon(Vec<[f64; 2]>),
+}
+
+/// One key of an agent path: where the agent is at time `t` and which way it
+/// faces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct PathKey {
+    /// Unwrapped time `[s]`; strictly increasing along a path.
+    pub t: f64,
+    /// Position `[m]`, patch frame.
+    pub position: [f64; 2],
+    /// Heading `[rad]`: angle of the facing direction from +x towards +y,
+    /// in `(−π, π]`.
+    pub heading: f64,
+}
+
+/// What kind of agent a path belongs to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum AgentKind {
+    /// Enters the patch at an entry point and leaves it at an exit point.
+    Exogenous {
+        /// The entry point it starts at.
+        entry: PointRef,
+        /// The exit point it ends at.
+        exit: PointRef,
+    },
+    /// Stays inside the patch for the whole period; its path is a loop.
+    Endogenous {
+        /// Index into the patch document's `endogenous` list.
+        index: usize,
+    },
+}
+
+/// One agent of a baked patch.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct BakedAgent {
+    /// Exogenous (with its boundary points) or endogenous.
+    pub kind: AgentKind,
+    /// The path: at least two keys, strictly increasing unwrapped times.
+    /// Positions are linear between keys; headings interpolate the short way.
+    pub keys: Vec<PathKey>,
+}
+
+impl BakedAgent {
+    /// First time of the path `[s]`.
+    ///
+    /// # Panics
+    /// If the path has no key.
+    pub fn start(&self) -> f64 {
+        self.keys[0].t
+    }
+
+    /// Last time of the path `[s]`.
+    ///
+    /// # Panics
+    /// If the path has no key.
+    pub fn end(&self) -> f64 {
+        self.keys[self.keys.len() - 1].t
+    }
+
+    /// The instances of this agent: the integers `k` such that the play
+    /// window `[kπ, (k+1)π)` meets the path's interval. At play time
+    /// `τ ∈ [0, π)` instance `k` shows the path at `τ + kπ` when that lies in
+    /// the interval, and is hidden otherwise.
+    ///
+    /// An endogenous loop `[t₀, t₀+π]` with `t₀ > 0` has two instances that
+    /// together show it all the time, never both at once.
+    pub fn instances(&self, period: f64) -> Range<i64> {
+        let first = (self.start() / period).floor() as i64;
+        // The last window that holds a time of the path strictly before its end
+        // (an end exactly on kπ is shown by the next loop of window k − 1).
+        let last_open = ((self.end() / period).ceil() as i64 - 1).max(first);
+        first..last_open + 1
+    }
+
+    /// Position `[m]` and heading `[rad]` at unwrapped time `t` `[s]`, or
+    /// `None` outside `[start, end]`. O(log n) in the number of keys.
+    pub fn sample(&self, t: f64) -> Option<([f64; 2], f64)> {
+        let keys = &self.keys;
+        if keys.is_empty() || t < keys[0].t || t > keys[keys.len() - 1].t {
+            return None;
+        }
+        let i = keys.partition_point(|k| k.t <= t);
+        if i == 0 {
+            return Some((keys[0].position, keys[0].heading));
+        }
+        if i >= keys.len() {
+            let k = keys[keys.len() - 1];
+            return Some((k.position, k.heading));
+        }
+        let (a, b) = (keys[i - 1], keys[i]);
+        let u = (t - a.t) / (b.t - a.t);
+        let p = [
+            a.position[0] + (b.position[0] - a.position[0]) * u,
+            a.position[1] + (b.position[1] - a.position[1]) * u,
+        ];
+        Some((p, lerp_angle(a.heading, b.heading, u)))
+    }
+}
+
+/// Interpolates from angle `a` to angle `b` `[rad]` the short way round,
+/// `u ∈ [0, 1]`; the result is in `(−π, π]`.
+pub fn lerp_angle(a: f64, b: f64, u: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let mut d = (b - a) % tau;
+    if d > std::f64::consts::PI {
+        d -= tau;
+    } else if d <= -std::f64::consts::PI {
+        d += tau;
+    }
+    wrap_angle(a + d * u)
+}
+
+/// Wraps an angle `[rad]` into `(−π, π]`.
+pub fn wrap_angle(a: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let mut w = a % tau;
+    if w > std::f64::consts::PI {
+        w -= tau;
+    } else if w <= -std::f64::consts::PI {
+        w += tau;
+    }
+    w
+}
+
+/// Instance pairs closer than the collision threshold, and how long.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct CollisionStats {
+    /// Number of colliding agent-instance pairs (each pair of paths and
+    /// relative period shift counted once).
+    pub count: usize,
+    /// Total time `[s]` during which such pairs overlap, summed over pairs.
+    pub overlap_time: f64,
+}
+
+/// How far path ends are from their boundary points.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct BoundaryError {
+    /// Largest position error `[m]`.
+    pub position: f64,
+    /// Largest time error `[s]` (modulo the period).
+    pub time: f64,
+}
+
+/// Speed statistics, time-weighted over all agents' paths.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct SpeedStats {
+    /// Time-weighted mean speed `[m/s]`.
+    pub mean: f64,
+    /// 5th percentile `[m/s]`.
+    pub p5: f64,
+    /// 95th percentile `[m/s]`.
+    pub p95: f64,
+    /// Largest speed `[m/s]`.
+    pub max: f64,
+    /// Time-weighted mean of |u − u_cft| `[m/s]`.
+    pub mean_comfort_deviation: f64,
+}
+
+/// Heading change rate statistics on the final paths.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct TurnRateStats {
+    /// Largest heading change rate `[rad/s]`.
+    pub max: f64,
+    /// 95th percentile, time-weighted `[rad/s]`.
+    pub p95: f64,
+}
+
+/// Quality figures of a baked patch (DESIGN.md "Metrics").
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct Metrics {
+    /// Minimum centre distance over all coexisting agent-instance pairs `[m]`;
+    /// `None` when no two instances ever coexist. Collision-free iff ≥ 2r.
+    pub min_separation: Option<f64>,
+    /// Minimum distance from an agent centre to an obstacle surface `[m]`
+    /// (≥ r when clear); `None` without obstacles.
+    pub obstacle_clearance: Option<f64>,
+    /// Minimum centre distance from an agent to a *ghost*, the neighbour
+    /// tile's agent crossing a shared side `[m]` (≥ 2r when seams are clear);
+    /// `None` when no agent ever meets a ghost.
+    pub seam_clearance: Option<f64>,
+    /// Agent-instance pairs closer than 2r.
+    pub collisions: CollisionStats,
+    /// Distance of path ends from their boundary points.
+    pub boundary_error: BoundaryError,
+    /// Speed statistics.
+    pub speed: SpeedStats,
+    /// Turn-rate statistics.
+    pub turn_rate: TurnRateStats,
+    /// Fraction of the 1 m cells of the patch visited by an agent centre
+    /// during the period, in `[0, 1]`.
+    pub coverage: f64,
+    /// Mean horizontal speed of a planted foot `[m/s]`; `None` without
+    /// skeletal animation.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub foot_skate: Option<f64>,
+}
+
+/// A baked crowd patch: everything a game needs to play it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct BakedPatch {
+    /// Format version, [`FORMAT_VERSION`].
+    pub format: u32,
+    /// Name of the patch.
+    pub name: String,
+    /// Side length L of the square `[m]`.
+    pub size: f64,
+    /// Period π of the motion `[s]`.
+    pub period: f64,
+    /// Agent radius r `[m]`.
+    pub agent_radius: f64,
+    /// Comfort speed u_cft `[m/s]`.
+    pub comfort_speed: f64,
+    /// Seed of the bake's random choices.
+    pub seed: u64,
+    /// The four patterns as baked, velocities included (patch frame).
+    pub patterns: Sides<BakedPattern>,
+    /// Static obstacles.
+    pub obstacles: Vec<Obstacle>,
+    /// All agents: exogenous ones first, in matching order, then endogenous.
+    pub agents: Vec<BakedAgent>,
+    /// Quality figures of the bake.
+    pub metrics: Metrics,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(times: &[f64]) -> BakedAgent {
+        BakedAgent {
+            kind: AgentKind::Endogenous { index: 0 },
+            keys: times
+                .iter()
+                .map(|&t| PathKey {
+                    t,
+                    position: [t, 2.0 * t],
+                    heading: 0.0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn instances_cover_the_interval() {
+        assert_eq!(agent(&[2.0, 8.0]).instances(10.0), 0..1);
+        assert_eq!(agent(&[8.0, 13.0]).instances(10.0), 0..2);
+        assert_eq!(agent(&[8.0, 20.0]).instances(10.0), 0..2);
+        assert_eq!(agent(&[8.0, 20.5]).instances(10.0), 0..3);
+        assert_eq!(agent(&[0.0, 10.0]).instances(10.0), 0..1);
+    }
+
+    #[test]
+    fn sample_interpolates_linearly() {
+        let a = agent(&[1.0, 3.0, 4.0]);
+        assert_eq!(a.sample(0.5), None);
+        assert_eq!(a.sample(2.0).unwrap().0, [2.0, 4.0]);
+        assert_eq!(a.sample(4.0).unwrap().0, [4.0, 8.0]);
+        assert_eq!(a.sample(4.5), None);
+    }
+
+    #[test]
+    fn angles_interpolate_the_short_way() {
+        let a = lerp_angle(3.0, -3.0, 0.5);
+        assert!((a.abs() - std::f64::consts::PI).abs() < 1e-12, "{a}");
+        assert!((lerp_angle(0.5, 1.5, 0.5) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn side_geometry_is_counter_clockwise() {
+        let l = 16.0;
+        for side in Side::ALL {
+            let a = side.point(0.0, l);
+            let b = side.point(l, l);
+            let d = side.direction();
+            assert_eq!([b[0] - a[0], b[1] - a[1]], [d[0] * l, d[1] * l]);
+            let n = side.inward_normal();
+            // Inward normal is the direction rotated a quarter turn counter-clockwise.
+            assert_eq!(n, [-d[1], d[0]]);
+            assert_eq!(side.rotated(4), side);
+            assert_eq!(side.opposite().opposite(), side);
+            // The next side starts where this one ends.
+            assert_eq!(side.rotated(1).point(0.0, l), b);
+        }
+    }
+}

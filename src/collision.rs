@@ -1,0 +1,744 @@
+//! Stage 3: collision removal (seed paper §3.4, Algorithm 2, eqs. 5–10).
+//!
+//! A distance matrix `M` holds, for every pair of agent paths, their closest
+//! approach over all periodic instance pairs (closed form per segment pair,
+//! eqs. 8–10): path `a` at time `t` is compared with path `b` at `t + kπ` for
+//! every integer `k` at which both exist (for `a = b`, every `k ≠ 0`: the
+//! agent's own other instances). *Fixed movers* — static obstacles and the
+//! seam ghosts of DESIGN.md — sit in extra columns. While the worst entry is
+//! below its threshold (2r for agents and ghosts, r to an obstacle's surface,
+//! plus the solver margin), the two paths get a control point at their
+//! closest approach, pushed apart by `F = R(φ)·Δp̂·θ·w` (eq. 5) with a seeded
+//! random rotation `φ ∈ [−0.5, 0.5]` rad and speed weights
+//! `w_i = u_j / (u_i + u_j)` (eq. 6); only the rows and columns of the two
+//! changed paths are recomputed. Boundary points and crossing stubs never
+//! move. The loop stops at an iteration cap and says which agents still
+//! collide, when and where.
+
+use crate::geometry::{Vec2, closer_than, closest_approach, rotate, segment_obstacle_distance};
+use crate::model::{Crossing, Direction, Obstacle, Patch, SolverKind};
+use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Closest approach of two paths (or a path and a ghost).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Approach {
+    /// Centre distance at the closest approach `[m]`.
+    pub distance: f64,
+    /// Time on the first path `[s]` (its own unwrapped time).
+    pub t_a: f64,
+    /// Time on the second path `[s]` (its own unwrapped time; `t_b − t_a` is
+    /// a whole number of periods).
+    pub t_b: f64,
+    /// Position on the first path `[m]`.
+    pub p_a: Vec2,
+    /// Position on the second path `[m]`.
+    pub p_b: Vec2,
+}
+
+/// Closest approach of `a(t)` and `b(t + shift)` over their common times, or
+/// `None` if they never coexist. Sweeps both polylines once: O(n_a + n_b).
+pub fn closest_with_shift(a: &Path, b: &Path, shift: f64) -> Option<Approach> {
+    let t0 = a.start().max(b.start() - shift);
+    let t1 = a.end().min(b.end() - shift);
+    if t1 < t0 {
+        return None;
+    }
+    let mut i = a.segment_at(t0);
+    let mut j = b.segment_at(t0 + shift);
+    let mut t = t0;
+    let mut best: Option<Approach> = None;
+    loop {
+        let ea = a.points[i + 1].t;
+        let eb = b.points[j + 1].t - shift;
+        let te = ea.min(eb).min(t1);
+        if te >= t {
+            let va = a.segment_velocity(i);
+            let vb = b.segment_velocity(j);
+            let pa = a.points[i].p + va * (t - a.points[i].t);
+            let pb = b.points[j].p + vb * (t + shift - b.points[j].t);
+            let (dt, d) = closest_approach(pa, va, pb, vb, te - t);
+            if best.is_none_or(|bst| d < bst.distance) {
+                best = Some(Approach {
+                    distance: d,
+                    t_a: t + dt,
+                    t_b: t + dt + shift,
+                    p_a: pa + va * dt,
+                    p_b: pb + vb * dt,
+                });
+            }
+        }
+        if te >= t1 {
+            break;
+        }
+        if ea <= te {
+            i += 1;
+        }
+        if eb <= te {
+            j += 1;
+        }
+        if i + 1 >= a.points.len() || j + 1 >= b.points.len() {
+            break;
+        }
+        t = te;
+    }
+    best
+}
+
+/// The period shifts `k` at which `a(t)` and `b(t + kπ)` coexist.
+pub fn shifts(a: &Path, b: &Path, period: f64) -> std::ops::RangeInclusive<i64> {
+    let lo = ((b.start() - a.end()) / period).ceil() as i64;
+    let hi = ((b.end() - a.start()) / period).floor() as i64;
+    lo..=hi
+}
+
+/// Closest approach of two paths over every pair of their periodic
+/// instances; `same` excludes the shift 0 (an agent against its own other
+/// instances), `skip_zero` likewise for a ghost against its own agent.
+pub fn closest_periodic(a: &Path, b: &Path, period: f64, skip_zero: bool) -> Option<Approach> {
+    let mut best: Option<Approach> = None;
+    for k in shifts(a, b, period) {
+        if k == 0 && skip_zero {
+            continue;
+        }
+        if let Some(ap) = closest_with_shift(a, b, k as f64 * period)
+            && best.is_none_or(|bst| ap.distance < bst.distance)
+        {
+            best = Some(ap);
+        }
+    }
+    best
+}
+
+/// Total time `[s]` during which `a` and `b` (all instance pairs) are closer
+/// than `threshold`, and the number of instance pairs (shifts) that ever are.
+pub fn overlap(a: &Path, b: &Path, period: f64, skip_zero: bool, threshold: f64) -> (usize, f64) {
+    let mut count = 0;
+    let mut total = 0.0;
+    for k in shifts(a, b, period) {
+        if k == 0 && skip_zero {
+            continue;
+        }
+        let shift = k as f64 * period;
+        let t0 = a.start().max(b.start() - shift);
+        let t1 = a.end().min(b.end() - shift);
+        if t1 <= t0 {
+            continue;
+        }
+        let mut time = 0.0;
+        let mut i = a.segment_at(t0);
+        let mut j = b.segment_at(t0 + shift);
+        let mut t = t0;
+        loop {
+            let ea = a.points[i + 1].t;
+            let eb = b.points[j + 1].t - shift;
+            let te = ea.min(eb).min(t1);
+            if te > t {
+                let va = a.segment_velocity(i);
+                let vb = b.segment_velocity(j);
+                let pa = a.points[i].p + va * (t - a.points[i].t);
+                let pb = b.points[j].p + vb * (t + shift - b.points[j].t);
+                if let Some((s, e)) = closer_than(pa, va, pb, vb, te - t, threshold) {
+                    time += e - s;
+                }
+            }
+            if te >= t1 {
+                break;
+            }
+            if ea <= te {
+                i += 1;
+            }
+            if eb <= te {
+                j += 1;
+            }
+            if i + 1 >= a.points.len() || j + 1 >= b.points.len() {
+                break;
+            }
+            t = te;
+        }
+        if time > 0.0 {
+            count += 1;
+            total += time;
+        }
+    }
+    (count, total)
+}
+
+/// Closest approach of a path to a static obstacle: `(t, position, signed
+/// distance to the surface, push direction)`.
+pub fn closest_to_obstacle(a: &Path, o: &Obstacle) -> (f64, Vec2, f64, Vec2) {
+    let mut best = (a.start(), a.points[0].p, f64::INFINITY, Vec2::new(1.0, 0.0));
+    for w in a.points.windows(2) {
+        let (u, d, dir) = segment_obstacle_distance(w[0].p, w[1].p, o);
+        if d < best.2 {
+            best = (
+                w[0].t + (w[1].t - w[0].t) * u,
+                w[0].p + (w[1].p - w[0].p) * u,
+                d,
+                dir,
+            );
+        }
+    }
+    best
+}
+
+/// A seam ghost: the neighbour tile's agent crossing a boundary point, as a
+/// fixed straight path outside the patch (DESIGN.md "Seams").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ghost {
+    /// The boundary point it crosses.
+    pub crossing: Crossing,
+    /// The agent of this patch that crosses there (skipped at shift 0).
+    pub owner: Option<usize>,
+    /// Its path: two fixed points.
+    pub path: Path,
+}
+
+/// The ghosts of every boundary point of `patch`; `owner_of` gives the agent
+/// crossing each point.
+pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
+    let depth = 2.0 * patch.agent_radius;
+    patch
+        .crossings()
+        .into_iter()
+        .map(|c| {
+            let ((p0, t0), (p1, t1)) = c.ghost(depth);
+            let owner = agents.iter().position(|a| match c.direction {
+                Direction::Entry => a
+                    .entry
+                    .is_some_and(|e| e.side == c.side && e.index == c.index),
+                Direction::Exit => a
+                    .exit
+                    .is_some_and(|x| x.side == c.side && x.index == c.index),
+            });
+            let fixed = |p, t| ControlPoint {
+                p,
+                t,
+                kind: PointKind::Boundary,
+            };
+            Ghost {
+                crossing: c,
+                owner,
+                path: Path {
+                    points: vec![fixed(p0, t0), fixed(p1, t1)],
+                    looped: false,
+                },
+            }
+        })
+        .collect()
+}
+
+/// What an agent collides with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Other {
+    /// Another agent (or, if the same index, another instance of itself).
+    Agent(usize),
+    /// A static obstacle.
+    Obstacle(usize),
+    /// The ghost of a boundary point (an agent of the neighbouring tile).
+    Ghost(usize),
+}
+
+/// A remaining collision: who, when, where, how close.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// The agent.
+    pub agent: usize,
+    /// What it collides with.
+    pub other: Other,
+    /// Play time of the closest approach `[s]`, in `[0, π)`.
+    pub time: f64,
+    /// Position of the agent then `[m]`.
+    pub position: Vec2,
+    /// Centre distance (to an obstacle: to its surface) `[m]`.
+    pub distance: f64,
+    /// Distance needed: 2r, or r to an obstacle `[m]`.
+    pub required: f64,
+}
+
+/// Parameters of collision removal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollisionParams {
+    /// Agent radius r `[m]`.
+    pub radius: f64,
+    /// Patch side L `[m]`.
+    pub size: f64,
+    /// Period π `[s]`.
+    pub period: f64,
+    /// Clearance aimed for beyond the thresholds `[m]`.
+    pub margin: f64,
+    /// Iteration cap.
+    pub max_iterations: usize,
+    /// Merge interval for control points `[s]`.
+    pub merge_interval: f64,
+    /// Solver variant.
+    pub method: SolverKind,
+    /// Seed of the random rotations.
+    pub seed: u64,
+}
+
+impl CollisionParams {
+    /// Parameters from a patch's values and solver options.
+    pub fn from_patch(patch: &Patch) -> CollisionParams {
+        CollisionParams {
+            radius: patch.agent_radius,
+            size: patch.size,
+            period: patch.period,
+            margin: patch.solver.margin,
+            max_iterations: patch.solver.max_iterations,
+            merge_interval: patch.solver.merge_interval,
+            method: patch.solver.method,
+            seed: patch.seed,
+        }
+    }
+}
+
+/// Entry of the distance matrix: closest approach and how far below its
+/// target it is (`gap < 0` ⇒ must be resolved).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cell {
+    gap: f64,
+    approach: Approach,
+    /// Direction pushing the agent away (obstacles only).
+    dir: Vec2,
+}
+
+/// The distance matrix of Algorithm 2 with fixed-mover columns, kept up to
+/// date row by row.
+pub struct DistanceMatrix<'a> {
+    params: &'a CollisionParams,
+    obstacles: &'a [Obstacle],
+    ghosts: &'a [Ghost],
+    /// `agents[i][j]` for `j ≥ i`.
+    agents: Vec<Vec<Option<Cell>>>,
+    /// `fixed[i][k]`: obstacles first, then ghosts.
+    fixed: Vec<Vec<Option<Cell>>>,
+}
+
+impl<'a> DistanceMatrix<'a> {
+    /// Computes the whole matrix. O(n² · segments · shifts).
+    pub fn new(
+        paths: &[&Path],
+        obstacles: &'a [Obstacle],
+        ghosts: &'a [Ghost],
+        params: &'a CollisionParams,
+    ) -> DistanceMatrix<'a> {
+        let n = paths.len();
+        let mut m = DistanceMatrix {
+            params,
+            obstacles,
+            ghosts,
+            agents: vec![vec![None; n]; n],
+            fixed: vec![vec![None; obstacles.len() + ghosts.len()]; n],
+        };
+        for i in 0..n {
+            m.update_row(paths, i, i..n);
+        }
+        m
+    }
+
+    fn agent_cell(&self, a: &Path, b: &Path, same: bool) -> Option<Cell> {
+        let target = 2.0 * self.params.radius + self.params.margin;
+        closest_periodic(a, b, self.params.period, same).map(|ap| Cell {
+            gap: ap.distance - target,
+            approach: ap,
+            dir: Vec2::zeros(),
+        })
+    }
+
+    fn update_row(&mut self, paths: &[&Path], i: usize, cols: std::ops::Range<usize>) {
+        for j in cols {
+            let cell = self.agent_cell(paths[i], paths[j], i == j);
+            let (a, b) = if i <= j { (i, j) } else { (j, i) };
+            // Keep the approach oriented as (min index, max index).
+            self.agents[a][b] = if i <= j { cell } else { cell.map(|c| flip(c)) };
+        }
+        let r = self.params.radius;
+        let margin = self.params.margin;
+        for (k, o) in self.obstacles.iter().enumerate() {
+            let (t, p, d, dir) = closest_to_obstacle(paths[i], o);
+            self.fixed[i][k] = Some(Cell {
+                gap: d - (r + margin),
+                approach: Approach {
+                    distance: d,
+                    t_a: t,
+                    t_b: t,
+                    p_a: p,
+                    p_b: p - dir * d,
+                },
+                dir,
+            });
+        }
+        let off = self.obstacles.len();
+        for (g, ghost) in self.ghosts.iter().enumerate() {
+            let skip = ghost.owner == Some(i);
+            self.fixed[i][off + g] =
+                closest_periodic(paths[i], &ghost.path, self.params.period, skip).map(|ap| Cell {
+                    gap: ap.distance - (2.0 * r + margin),
+                    approach: ap,
+                    dir: Vec2::zeros(),
+                });
+        }
+    }
+
+    /// Recomputes row and column `i` after path `i` changed. O(n · segments).
+    pub fn update(&mut self, paths: &[&Path], i: usize) {
+        self.update_row(paths, i, 0..paths.len());
+    }
+
+    /// The worst entry: `(agent, other, gap, approach, push dir)`.
+    fn worst(&self) -> Option<(usize, Other, Cell)> {
+        let mut best: Option<(usize, Other, Cell)> = None;
+        for (i, row) in self.agents.iter().enumerate() {
+            for (j, c) in row.iter().enumerate().skip(i) {
+                if let Some(c) = c
+                    && best.is_none_or(|b| c.gap < b.2.gap)
+                {
+                    best = Some((i, Other::Agent(j), *c));
+                }
+            }
+        }
+        let off = self.obstacles.len();
+        for (i, row) in self.fixed.iter().enumerate() {
+            for (k, c) in row.iter().enumerate() {
+                if let Some(c) = c
+                    && best.is_none_or(|b| c.gap < b.2.gap)
+                {
+                    let other = if k < off {
+                        Other::Obstacle(k)
+                    } else {
+                        Other::Ghost(k - off)
+                    };
+                    best = Some((i, other, *c));
+                }
+            }
+        }
+        best
+    }
+
+    /// Smallest gap below target (negative ⇒ something to resolve).
+    pub fn min_gap(&self) -> Option<f64> {
+        self.worst().map(|w| w.2.gap)
+    }
+
+    /// Every entry closer than its real threshold (2r, or r to obstacles;
+    /// without the margin), as contacts.
+    pub fn contacts(&self) -> Vec<Contact> {
+        let r = self.params.radius;
+        let pi = self.params.period;
+        let mut out = Vec::new();
+        for (i, row) in self.agents.iter().enumerate() {
+            for (j, c) in row.iter().enumerate().skip(i) {
+                if let Some(c) = c
+                    && c.approach.distance < 2.0 * r
+                {
+                    out.push(Contact {
+                        agent: i,
+                        other: Other::Agent(j),
+                        time: c.approach.t_a.rem_euclid(pi),
+                        position: c.approach.p_a,
+                        distance: c.approach.distance,
+                        required: 2.0 * r,
+                    });
+                }
+            }
+        }
+        let off = self.obstacles.len();
+        for (i, row) in self.fixed.iter().enumerate() {
+            for (k, c) in row.iter().enumerate() {
+                let Some(c) = c else { continue };
+                let (other, required) = if k < off {
+                    (Other::Obstacle(k), r)
+                } else {
+                    (Other::Ghost(k - off), 2.0 * r)
+                };
+                if c.approach.distance < required {
+                    out.push(Contact {
+                        agent: i,
+                        other,
+                        time: c.approach.t_a.rem_euclid(pi),
+                        position: c.approach.p_a,
+                        distance: c.approach.distance,
+                        required,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+fn flip(c: Cell) -> Cell {
+    let a = c.approach;
+    Cell {
+        approach: Approach {
+            distance: a.distance,
+            t_a: a.t_b,
+            t_b: a.t_a,
+            p_a: a.p_b,
+            p_b: a.p_a,
+        },
+        ..c
+    }
+}
+
+/// Outcome of collision removal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollisionOutcome {
+    /// Iterations run (pushes applied).
+    pub iterations: usize,
+    /// Whether no collision remains (all distances at least their thresholds).
+    pub converged: bool,
+    /// The collisions that remain, when not converged.
+    pub remaining: Vec<Contact>,
+    /// Whether the run was cancelled through the progress callback.
+    pub cancelled: bool,
+}
+
+/// Removes collisions between `agents` (in place) by Algorithm 2 of the
+/// seed paper. `progress(iteration, min_gap)` is called every iteration and
+/// may return `false` to cancel.
+pub fn remove_collisions(
+    agents: &mut [Agent],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+    progress: &mut dyn FnMut(usize, f64) -> bool,
+) -> CollisionOutcome {
+    let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
+    let (r, l) = (params.radius, params.size);
+    let paper = params.method == SolverKind::Paper;
+    let mut matrix = {
+        let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+        DistanceMatrix::new(&paths, obstacles, ghosts, params)
+    };
+    let mut iterations = 0;
+    let mut cancelled = false;
+    while let Some((i, other, cell)) = matrix.worst() {
+        if cell.gap >= 0.0 || iterations >= params.max_iterations {
+            break;
+        }
+        if !progress(iterations, cell.gap) {
+            cancelled = true;
+            break;
+        }
+        iterations += 1;
+        let ap = cell.approach;
+        let theta = 2.0 * r + params.margin;
+        let inside = |p: Vec2| p.x >= r && p.x <= l - r && p.y >= r && p.y <= l - r;
+        let clamp = |p: Vec2| crate::trajectory::clamp_inside(p, r, l);
+        match other {
+            Other::Agent(j) => {
+                let mut dp = ap.p_a - ap.p_b;
+                if dp.norm() < 1e-9 {
+                    // Exactly on top of each other: push across the relative motion.
+                    let va = agents[i]
+                        .path
+                        .segment_velocity(agents[i].path.segment_at(ap.t_a));
+                    let vb = agents[j]
+                        .path
+                        .segment_velocity(agents[j].path.segment_at(ap.t_b));
+                    let rel = va - vb;
+                    dp = if rel.norm() > 1e-9 {
+                        Vec2::new(-rel.y, rel.x)
+                    } else {
+                        rotate(
+                            Vec2::new(1.0, 0.0),
+                            rng.random_range(0.0..std::f64::consts::TAU),
+                        )
+                    };
+                }
+                let dir = dp.normalize();
+                let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
+                let (mut wi, mut wj) = if ui + uj > 1e-9 {
+                    (uj / (ui + uj), ui / (ui + uj))
+                } else {
+                    (0.5, 0.5)
+                };
+                let phi_i = rng.random_range(-0.5..=0.5);
+                let phi_j = rng.random_range(-0.5..=0.5);
+                // Control points at the closest approach (eq. 7 moves them).
+                let ki = agents[i]
+                    .path
+                    .movable_point_at(ap.t_a, params.merge_interval);
+                let kj = agents[j]
+                    .path
+                    .movable_point_at(ap.t_b, params.merge_interval);
+                // Same agent, two instances: inserting the second point may
+                // have shifted the first one's index; look it up again.
+                let ki = if i == j {
+                    agents[i]
+                        .path
+                        .movable_point_at(ap.t_a, params.merge_interval)
+                } else {
+                    ki
+                };
+                if !paper {
+                    // One side cannot move: the other takes the whole push.
+                    match (ki, kj) {
+                        (None, Some(_)) => (wi, wj) = (0.0, 1.0),
+                        (Some(_), None) => (wi, wj) = (1.0, 0.0),
+                        _ => {}
+                    }
+                }
+                let fi = rotate(dir, phi_i) * theta * wi;
+                let fj = rotate(-dir, phi_j) * theta * wj;
+                let mut moves = Vec::new();
+                if let Some(k) = ki {
+                    moves.push((i, k, fi));
+                }
+                if let Some(k) = kj {
+                    moves.push((j, k, fj));
+                }
+                for (a, k, f) in moves {
+                    let p = agents[a].path.points[k].p + f;
+                    if inside(p) {
+                        agents[a].path.set_position(k, p);
+                    } else if !paper {
+                        agents[a].path.set_position(k, clamp(p));
+                    }
+                    // Paper: w = 0 when the point would leave the patch (eq. 6).
+                }
+                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+                matrix.update(&paths, i);
+                if j != i {
+                    matrix.update(&paths, j);
+                }
+            }
+            Other::Obstacle(_) | Other::Ghost(_) => {
+                let dir = match other {
+                    Other::Obstacle(_) => cell.dir,
+                    _ => {
+                        let dp = ap.p_a - ap.p_b;
+                        if dp.norm() > 1e-9 {
+                            dp.normalize()
+                        } else {
+                            rotate(
+                                Vec2::new(1.0, 0.0),
+                                rng.random_range(0.0..std::f64::consts::TAU),
+                            )
+                        }
+                    }
+                };
+                let phi = rng.random_range(-0.5..=0.5);
+                if let Some(k) = agents[i]
+                    .path
+                    .movable_point_at(ap.t_a, params.merge_interval)
+                {
+                    let push = if paper {
+                        theta
+                    } else {
+                        (-cell.gap).max(0.0) + 0.5 * theta
+                    };
+                    let p = agents[i].path.points[k].p + rotate(dir, phi) * push;
+                    if inside(p) {
+                        agents[i].path.set_position(k, p);
+                    } else if !paper {
+                        agents[i].path.set_position(k, clamp(p));
+                    }
+                }
+                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+                matrix.update(&paths, i);
+            }
+        }
+    }
+    let remaining = matrix.contacts();
+    CollisionOutcome {
+        iterations,
+        converged: remaining.is_empty(),
+        remaining,
+        cancelled,
+    }
+}
+
+/// Every contact between `agents` and the fixed movers, from scratch.
+pub fn find_contacts(
+    agents: &[Agent],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+) -> Vec<Contact> {
+    let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+    DistanceMatrix::new(&paths, obstacles, ghosts, params).contacts()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(points: &[(f64, f64, f64)]) -> Path {
+        Path {
+            points: points
+                .iter()
+                .map(|&(x, y, t)| ControlPoint::free(Vec2::new(x, y), t))
+                .collect(),
+            looped: false,
+        }
+    }
+
+    /// Minimum distance by sampling every 1 ms over all shifts.
+    fn sampled(a: &Path, b: &Path, period: f64, skip_zero: bool) -> f64 {
+        let mut best = f64::INFINITY;
+        for k in -5..=5 {
+            if k == 0 && skip_zero {
+                continue;
+            }
+            let shift = k as f64 * period;
+            let (t0, t1) = (
+                a.start().max(b.start() - shift),
+                a.end().min(b.end() - shift),
+            );
+            if t1 < t0 {
+                continue;
+            }
+            let n = ((t1 - t0) / 0.001).ceil() as usize + 1;
+            for s in 0..=n {
+                let t = t0 + (t1 - t0) * s as f64 / n as f64;
+                best = best.min((a.position(t) - b.position(t + shift)).norm());
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn closest_periodic_matches_sampling() {
+        let a = path(&[
+            (0.0, 0.0, 1.0),
+            (5.0, 3.0, 4.0),
+            (9.0, 3.5, 8.0),
+            (16.0, 4.0, 13.0),
+        ]);
+        let b = path(&[(8.0, 0.0, 6.0), (7.0, 8.0, 9.0), (6.5, 16.0, 15.0)]);
+        for (x, y, skip) in [
+            (&a, &b, false),
+            (&a, &a, true),
+            (&b, &b, true),
+            (&b, &a, false),
+        ] {
+            let exact = closest_periodic(x, y, 10.0, skip).map_or(f64::INFINITY, |ap| ap.distance);
+            let s = sampled(x, y, 10.0, skip);
+            if s.is_infinite() {
+                assert!(exact.is_infinite(), "{exact} vs never together");
+                continue;
+            }
+            assert!(exact <= s + 1e-9 && s - exact < 1e-2, "{exact} vs {s}");
+        }
+        // The approach's points are where the paths are at those times.
+        let ap = closest_periodic(&a, &b, 10.0, false).unwrap();
+        assert!((a.position(ap.t_a) - ap.p_a).norm() < 1e-9);
+        assert!((b.position(ap.t_b) - ap.p_b).norm() < 1e-9);
+        assert!(((ap.t_b - ap.t_a) / 10.0 - ((ap.t_b - ap.t_a) / 10.0).round()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn overlap_time_of_a_head_on_pass() {
+        // Two agents 0.2 m apart laterally pass head-on at 1 m/s each: closer
+        // than 0.6 m while |2(t − 5)|² + 0.04 < 0.36 ⇔ |t − 5| < √0.08.
+        let a = path(&[(0.0, 0.0, 0.0), (10.0, 0.0, 10.0)]);
+        let b = path(&[(10.0, 0.2, 0.0), (0.0, 0.2, 10.0)]);
+        let (count, time) = overlap(&a, &b, 100.0, false, 0.6);
+        assert_eq!(count, 1);
+        assert!((time - 2.0 * 0.08f64.sqrt()).abs() < 1e-9, "{time}");
+    }
+}

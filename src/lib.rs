@@ -1,0 +1,40 @@
+//! # crowdpatch
+//!
+//! Authoring and baking of **crowd patches**: square, time-periodic tiles of
+//! pedestrian motion whose boundary conditions (*patterns* of entry and exit
+//! points) let tiles sit side by side with characters walking from one into
+//! the next. The method follows *Optimization-based computation of locomotion
+//! trajectories for Crowd Patches* (the seed paper; `shared/seeds/`) after
+//! Yersin et al., *Crowd Patches*, I3D 2009.
+//!
+//! One module per pipeline stage, each a pure function over plain data:
+//!
+//! | stage | module | seed paper |
+//! |---|---|---|
+//! | documents, validation | [`model`], [`validate`] | §3.1 |
+//! | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
+//! | 2. initial paths | [`trajectory`] | §3.3 |
+//! | 3. collision removal | [`collision`] | §3.4, Algorithm 2, eqs. 5–10 |
+//! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
+//! | metrics | [`metrics`] | DESIGN.md "Metrics" |
+//! | pipeline | [`bake`] | Figure 3 |
+//!
+//! The library depends on no GUI and no exporter; it produces the baked format
+//! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.
+//!
+//! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
+
+pub mod bake;
+pub mod collision;
+pub mod geometry;
+pub mod io;
+pub mod matching;
+pub mod metrics;
+pub mod model;
+pub mod smoothing;
+pub mod trajectory;
+pub mod validate;
+
+pub use bake::{Bake, BakeError, BakeObserver, BakeOverrides, Report, Silent, Stage, bake};
+pub use crowdpatch_runtime as runtime;
+pub use model::{LoadError, Patch, PatchDocument, Pattern, Problem, load_patch, load_pattern};

@@ -1,0 +1,2 @@
+//! The `crowdpatch` command-line tool.
+fn main() {}

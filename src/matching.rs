@@ -1,0 +1,339 @@
+//! Stage 1: match entry points to exit points (seed paper §3.3, Algorithm 1).
+//!
+//! Each entry ranks every exit by the preference score of eq. 4,
+//! `arctan(|u_cft − u|) + p`, where `u = |p₂ − p₁| / Δt` is the speed of the
+//! straight path, `Δt = t₂ − t₁` if `t₂ > t₁` else `π + t₂ − t₁`, and the
+//! penalty `p` is 0 for an exit on the opposite side, 2 on a neighbouring side
+//! and 4 on the same side. Lower is better. Gale–Shapley with entries
+//! proposing gives the entry-optimal stable matching; an optimal assignment
+//! (Kuhn–Munkres, minimum total score) is offered beside it.
+
+use crate::model::{Crossing, MatchingMode, Patch};
+use pathfinding::matrix::Matrix;
+
+/// One matched pair: indices into the entry and exit lists
+/// ([`Patch::crossings_of`] order) and the pair's preference score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    /// Index of the entry.
+    pub entry: usize,
+    /// Index of the exit.
+    pub exit: usize,
+    /// Preference score of the pair (seed paper eq. 4), lower is better.
+    pub score: f64,
+}
+
+/// Time from entry to exit `[s]` as the seed paper defines it for matching:
+/// `t₂ − t₁` if `t₂ > t₁`, else `π + t₂ − t₁` (so in `(0, π]`).
+pub fn matching_duration(t_entry: f64, t_exit: f64, period: f64) -> f64 {
+    if t_exit > t_entry {
+        t_exit - t_entry
+    } else {
+        period + t_exit - t_entry
+    }
+}
+
+/// Side penalty of eq. 4: 0 opposite, 2 neighbouring, 4 same side.
+pub fn side_penalty(entry: &Crossing, exit: &Crossing) -> f64 {
+    match (exit.side.index() + 4 - entry.side.index()) % 4 {
+        0 => 4.0,
+        2 => 0.0,
+        _ => 2.0,
+    }
+}
+
+/// Preference score of matching `entry` to `exit` (seed paper eq. 4):
+/// `arctan(|u_cft − u|) + p`, with `u = |p₂ − p₁| / Δt` `[m/s]`.
+///
+/// # Example
+/// ```
+/// # use crowdpatch::matching::preference_score;
+/// # use crowdpatch::model::{Crossing, Direction, Side};
+/// # use nalgebra::Vector2;
+/// let c = |side, direction, x: f64, y: f64, t| Crossing { side, direction, index: 0, s: 0.0, t,
+///     position: Vector2::new(x, y), velocity: Vector2::zeros() };
+/// // 13.3 m in 10 s across the patch: exactly comfort speed, opposite side.
+/// let s = preference_score(&c(Side::South, Direction::Entry, 8.0, 0.0, 1.0),
+///                          &c(Side::North, Direction::Exit, 8.0, 13.3, 1.0), 10.0, 1.33);
+/// assert!(s.abs() < 1e-12);
+/// ```
+pub fn preference_score(entry: &Crossing, exit: &Crossing, period: f64, comfort_speed: f64) -> f64 {
+    let dt = matching_duration(entry.t, exit.t, period);
+    let u = (exit.position - entry.position).norm() / dt;
+    (comfort_speed - u).abs().atan() + side_penalty(entry, exit)
+}
+
+/// The `entries × exits` matrix of preference scores.
+pub fn score_matrix(
+    entries: &[Crossing],
+    exits: &[Crossing],
+    period: f64,
+    comfort_speed: f64,
+) -> Vec<Vec<f64>> {
+    entries
+        .iter()
+        .map(|e| {
+            exits
+                .iter()
+                .map(|x| preference_score(e, x, period, comfort_speed))
+                .collect()
+        })
+        .collect()
+}
+
+/// Gale–Shapley stable matching with entries proposing (seed paper
+/// Algorithm 1, after Gusfield and Irving 1989). `scores[e][x]` is the score
+/// of entry `e` with exit `x`; both sides prefer lower scores, ties broken by
+/// the lower index. Returns, for each entry, its exit (`None` only when there
+/// are fewer exits than entries).
+///
+/// The result is the entry-optimal stable matching, unique whatever the order
+/// in which free entries propose. O(n·m) proposals after O(n·m log m) sorting.
+pub fn stable_matching(scores: &[Vec<f64>]) -> Vec<Option<usize>> {
+    let n = scores.len();
+    let m = scores.first().map_or(0, Vec::len);
+    let prefs: Vec<Vec<usize>> = scores
+        .iter()
+        .map(|row| {
+            let mut order: Vec<usize> = (0..m).collect();
+            order.sort_by(|&a, &b| row[a].total_cmp(&row[b]).then(a.cmp(&b)));
+            order
+        })
+        .collect();
+    let prefers = |x: usize, e: usize, current: usize| -> bool {
+        scores[e][x]
+            .total_cmp(&scores[current][x])
+            .then(e.cmp(&current))
+            .is_lt()
+    };
+    let mut next = vec![0usize; n];
+    let mut engaged_to: Vec<Option<usize>> = vec![None; m];
+    let mut free: Vec<usize> = (0..n).rev().collect();
+    while let Some(e) = free.pop() {
+        if next[e] >= m {
+            continue; // proposed to everyone: stays single
+        }
+        let x = prefs[e][next[e]];
+        next[e] += 1;
+        match engaged_to[x] {
+            None => engaged_to[x] = Some(e),
+            Some(cur) if prefers(x, e, cur) => {
+                engaged_to[x] = Some(e);
+                free.push(cur);
+            }
+            Some(_) => free.push(e),
+        }
+    }
+    let mut result = vec![None; n];
+    for (x, e) in engaged_to.iter().enumerate() {
+        if let Some(e) = e {
+            result[*e] = Some(x);
+        }
+    }
+    result
+}
+
+/// Minimum-total-score perfect assignment (Kuhn–Munkres, via `pathfinding`),
+/// on scores rounded to 1e-9. Returns the exit of each entry. O(n³).
+///
+/// # Panics
+/// If there are more entries than exits.
+pub fn optimal_matching(scores: &[Vec<f64>]) -> Vec<usize> {
+    if scores.is_empty() {
+        return vec![];
+    }
+    let weights = Matrix::from_rows(scores.iter().map(|row| {
+        row.iter()
+            .map(|s| (s * 1e9).round() as i64)
+            .collect::<Vec<_>>()
+    }))
+    .expect("score rows have equal length");
+    pathfinding::kuhn_munkres::kuhn_munkres_min(&weights).1
+}
+
+/// Matches every entry of `patch` to an exit with the given mode.
+/// Returns one [`Pair`] per entry, in entry order.
+pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
+    let entries = patch.crossings_of(crate::model::Direction::Entry);
+    let exits = patch.crossings_of(crate::model::Direction::Exit);
+    let scores = score_matrix(&entries, &exits, patch.period, patch.comfort_speed);
+    let chosen: Vec<Option<usize>> = match mode {
+        MatchingMode::Stable => stable_matching(&scores),
+        MatchingMode::Optimal if entries.len() <= exits.len() => {
+            optimal_matching(&scores).into_iter().map(Some).collect()
+        }
+        MatchingMode::Optimal => stable_matching(&scores),
+    };
+    chosen
+        .iter()
+        .enumerate()
+        .filter_map(|(e, x)| {
+            x.map(|x| Pair {
+                entry: e,
+                exit: x,
+                score: scores[e][x],
+            })
+        })
+        .collect()
+}
+
+/// Whether `matching` (exit of each entry) is stable for `scores`: no entry
+/// and exit both prefer each other to their partners. Used by tests and
+/// assertions.
+pub fn is_stable(scores: &[Vec<f64>], matching: &[Option<usize>]) -> bool {
+    let m = scores.first().map_or(0, Vec::len);
+    let mut partner_of_exit = vec![None; m];
+    for (e, x) in matching.iter().enumerate() {
+        if let Some(x) = x {
+            partner_of_exit[*x] = Some(e);
+        }
+    }
+    for (e, row) in scores.iter().enumerate() {
+        for (x, &s) in row.iter().enumerate() {
+            let e_prefers = match matching[e] {
+                None => true,
+                Some(cur) => (s, x) < (row[cur], cur),
+            };
+            let x_prefers = match partner_of_exit[x] {
+                None => true,
+                Some(cur) => (s, e) < (scores[cur][x], cur),
+            };
+            if e_prefers && x_prefers {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// An independent Gale–Shapley: the textbook loop of Algorithm 1 over
+    /// men in index order, written without the helpers above.
+    fn textbook(scores: &[Vec<f64>]) -> Vec<Option<usize>> {
+        let n = scores.len();
+        let m = scores[0].len();
+        let mut proposed = vec![vec![false; m]; n];
+        let mut wife: Vec<Option<usize>> = vec![None; n];
+        let mut husband: Vec<Option<usize>> = vec![None; m];
+        loop {
+            let Some(man) = (0..n).find(|&i| wife[i].is_none() && proposed[i].iter().any(|p| !p))
+            else {
+                break;
+            };
+            let w = (0..m)
+                .filter(|&j| !proposed[man][j])
+                .min_by(|&a, &b| {
+                    scores[man][a]
+                        .partial_cmp(&scores[man][b])
+                        .unwrap()
+                        .then(a.cmp(&b))
+                })
+                .unwrap();
+            proposed[man][w] = true;
+            match husband[w] {
+                None => {
+                    husband[w] = Some(man);
+                    wife[man] = Some(w);
+                }
+                Some(h) if (scores[man][w], man) < (scores[h][w], h) => {
+                    husband[w] = Some(man);
+                    wife[man] = Some(w);
+                    wife[h] = None;
+                }
+                Some(_) => {}
+            }
+        }
+        wife
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_textbook_and_is_stable(n in 1usize..12, seed in any::<u64>()) {
+            use rand::{RngExt, SeedableRng};
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let scores: Vec<Vec<f64>> = (0..n).map(|_| (0..n).map(|_| rng.random_range(0.0..6.0)).collect()).collect();
+            let gs = stable_matching(&scores);
+            prop_assert_eq!(&gs, &textbook(&scores));
+            prop_assert!(is_stable(&scores, &gs));
+            // A perfect matching.
+            let mut seen = vec![false; n];
+            for x in gs.iter().flatten() { prop_assert!(!seen[*x]); seen[*x] = true; }
+            prop_assert!(seen.iter().all(|s| *s));
+        }
+
+        #[test]
+        fn optimal_is_no_worse_than_stable(n in 1usize..9, seed in any::<u64>()) {
+            use rand::{RngExt, SeedableRng};
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let scores: Vec<Vec<f64>> = (0..n).map(|_| (0..n).map(|_| rng.random_range(0.0..6.0)).collect()).collect();
+            let opt: f64 = optimal_matching(&scores).iter().enumerate().map(|(e, x)| scores[e][*x]).sum();
+            let gs: f64 = stable_matching(&scores).iter().enumerate().map(|(e, x)| scores[e][x.unwrap()]).sum();
+            prop_assert!(opt <= gs + 1e-6);
+            // Brute force over permutations for small n.
+            if n <= 6 {
+                let mut perm: Vec<usize> = (0..n).collect();
+                let mut best = f64::INFINITY;
+                permute(&mut perm, 0, &mut |p| {
+                    let s: f64 = p.iter().enumerate().map(|(e, x)| scores[e][*x]).sum();
+                    best = best.min(s);
+                });
+                prop_assert!((opt - best).abs() < 1e-6, "{} vs {}", opt, best);
+            }
+        }
+    }
+
+    fn permute(p: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+        if k == p.len() {
+            f(p);
+            return;
+        }
+        for i in k..p.len() {
+            p.swap(k, i);
+            permute(p, k + 1, f);
+            p.swap(k, i);
+        }
+    }
+
+    #[test]
+    fn table_one_like_ranking() {
+        use crate::model::{Direction, Side};
+        use nalgebra::Vector2;
+        let c = |side, direction, x: f64, y: f64, t| Crossing {
+            side,
+            direction,
+            index: 0,
+            s: 0.0,
+            t,
+            position: Vector2::new(x, y),
+            velocity: Vector2::zeros(),
+        };
+        let entry = c(Side::South, Direction::Entry, 8.0, 0.0, 2.0);
+        // Opposite side at comfort speed beats a neighbouring side at comfort
+        // speed, which beats the same side.
+        let opp = c(Side::North, Direction::Exit, 8.0, 16.0, 2.0 + 16.0 / 1.33);
+        let nb = c(
+            Side::East,
+            Direction::Exit,
+            16.0,
+            8.0,
+            2.0 + 128f64.sqrt() / 1.33,
+        );
+        let same = c(Side::South, Direction::Exit, 12.0, 0.0, 2.0 + 4.0 / 1.33);
+        let (so, sn, ss) = (
+            preference_score(&entry, &opp, 20.0, 1.33),
+            preference_score(&entry, &nb, 20.0, 1.33),
+            preference_score(&entry, &same, 20.0, 1.33),
+        );
+        assert!(
+            so.abs() < 1e-9 && (sn - 2.0).abs() < 1e-9 && (ss - 4.0).abs() < 1e-9,
+            "{so} {sn} {ss}"
+        );
+        // Wrapped Δt: exit earlier than entry means π + t₂ − t₁.
+        assert_eq!(matching_duration(8.0, 3.0, 10.0), 5.0);
+        assert_eq!(matching_duration(3.0, 3.0, 10.0), 10.0);
+    }
+}

@@ -1,0 +1,1111 @@
+//! The data model: pattern and patch documents as saved (`*.pattern.json`,
+//! `*.patch.json`, DESIGN.md "File formats"), the resolved [`Patch`] a bake
+//! starts from, and their boundary points ([`Crossing`]).
+//!
+//! Frames and conventions (DESIGN.md "Conventions"): SI units; patch frame with
+//! origin at the south-west corner, x east, y north; sides south, east, north,
+//! west in counter-clockwise order; a boundary point is `(side, s, t)` with
+//! `s ∈ [0, L]` along the side's direction and `t ∈ [0, π)`.
+//!
+//! **Velocity frames.** A [`Pattern`] holds velocities in its *side frame*:
+//! x along the side's direction of increasing `s`, y along the inward normal.
+//! For the south side this is the patch frame; on side `k` the patch-frame
+//! velocity is the side-frame one turned by `k` quarter turns. A pattern file
+//! can therefore be put on any side. An *inline* side of a patch document gives
+//! velocities in the patch frame (as DESIGN.md states), and they are converted
+//! on load.
+
+use crate::geometry::{Vec2, rotate_quarter, v2};
+use serde::{Deserialize, Serialize};
+use std::path::{Path as FsPath, PathBuf};
+
+pub use crowdpatch_runtime::format::{Obstacle, Side, Sides};
+
+/// The document format version this code reads and writes.
+pub const DOCUMENT_FORMAT: u32 = 1;
+/// Default comfort walking speed u_cft `[m/s]` (seed paper §3.3, after Whittle 2003).
+pub const DEFAULT_COMFORT_SPEED: f64 = 1.33;
+/// Default agent radius r `[m]`.
+pub const DEFAULT_AGENT_RADIUS: f64 = 0.3;
+
+/// A boundary point as written in a document.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BoundaryPoint {
+    /// Arc position along the side `[m]` `[Limit: 0 ≤ s ≤ L]`.
+    pub s: f64,
+    /// Crossing time `[s]` `[Limit: 0 ≤ t < π]`.
+    pub t: f64,
+    /// Optional crossing velocity `[m/s]` (side frame in a [`Pattern`], patch
+    /// frame in an inline side). Entries must point inward, exits outward.
+    /// When absent: the inward (entry) or outward (exit) normal at comfort speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<[f64; 2]>,
+}
+
+/// Entry or exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Agents come into the patch here.
+    Entry,
+    /// Agents leave the patch here.
+    Exit,
+}
+
+impl Direction {
+    /// `entries` or `exits`, the document field holding such points.
+    pub fn field(self) -> &'static str {
+        match self {
+            Direction::Entry => "entries",
+            Direction::Exit => "exits",
+        }
+    }
+}
+
+/// The boundary conditions of one side of a patch (seed paper §3.1.2): its
+/// entry and exit points over one period. Velocities are in the side frame
+/// (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pattern {
+    /// Optional name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Side length L `[m]` `[Limit: > 0]`.
+    pub length: f64,
+    /// Period π `[s]` `[Limit: > 0]`.
+    pub period: f64,
+    /// Entry points.
+    #[serde(default)]
+    pub entries: Vec<BoundaryPoint>,
+    /// Exit points.
+    #[serde(default)]
+    pub exits: Vec<BoundaryPoint>,
+}
+
+impl Pattern {
+    /// An empty pattern (no points).
+    pub fn empty(length: f64, period: f64) -> Pattern {
+        Pattern {
+            name: None,
+            length,
+            period,
+            entries: vec![],
+            exits: vec![],
+        }
+    }
+
+    /// The pattern the neighbour across this side must have (seed paper eq. 3,
+    /// DESIGN.md mirror rule): the point `(s, t)` becomes `(L − s, t)`, entries
+    /// and exits swap, and side-frame velocities turn by a half turn (the
+    /// neighbour's side runs the other way and faces the other way), so the
+    /// velocity is the same vector in the world.
+    ///
+    /// `p.mirror().mirror() == p` up to the rounding of `L − (L − s)`.
+    pub fn mirror(&self) -> Pattern {
+        let flip = |b: &BoundaryPoint| BoundaryPoint {
+            s: self.length - b.s,
+            t: b.t,
+            velocity: b.velocity.map(|v| [-v[0], -v[1]]),
+        };
+        Pattern {
+            name: self
+                .name
+                .as_ref()
+                .map(|n| match n.strip_suffix(" (mirror)") {
+                    Some(base) => base.to_string(),
+                    None => format!("{n} (mirror)"),
+                }),
+            length: self.length,
+            period: self.period,
+            entries: self.exits.iter().map(flip).collect(),
+            exits: self.entries.iter().map(flip).collect(),
+        }
+    }
+
+    /// Whether the pattern has as many entries as exits; any set of balanced
+    /// patterns has parity.
+    pub fn is_balanced(&self) -> bool {
+        self.entries.len() == self.exits.len()
+    }
+
+    /// The points of one direction.
+    pub fn points(&self, direction: Direction) -> &[BoundaryPoint] {
+        match direction {
+            Direction::Entry => &self.entries,
+            Direction::Exit => &self.exits,
+        }
+    }
+
+    /// Mutable access to the points of one direction.
+    pub fn points_mut(&mut self, direction: Direction) -> &mut Vec<BoundaryPoint> {
+        match direction {
+            Direction::Entry => &mut self.entries,
+            Direction::Exit => &mut self.exits,
+        }
+    }
+
+    /// The same pattern with velocities re-expressed after `quarter_turns`
+    /// counter-clockwise turns of their frame: turning a side-frame pattern by
+    /// `k` gives its patch-frame velocities on side `k`, and by `−k` back.
+    /// Four turns give the pattern back exactly.
+    pub fn rotated(&self, quarter_turns: i32) -> Pattern {
+        let turn = |b: &BoundaryPoint| BoundaryPoint {
+            velocity: b
+                .velocity
+                .map(|v| crate::geometry::arr(rotate_quarter(v2(v), quarter_turns))),
+            ..*b
+        };
+        Pattern {
+            entries: self.entries.iter().map(turn).collect(),
+            exits: self.exits.iter().map(turn).collect(),
+            ..self.clone()
+        }
+    }
+}
+
+/// A `*.pattern.json` file: `{"format": 1, "name", "length", "period",
+/// "entries": […], "exits": […]}`, velocities in the side frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternFile {
+    /// Must be [`DOCUMENT_FORMAT`].
+    pub format: u32,
+    /// Optional name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Side length `[m]`.
+    pub length: f64,
+    /// Period `[s]`.
+    pub period: f64,
+    /// Entry points.
+    #[serde(default)]
+    pub entries: Vec<BoundaryPoint>,
+    /// Exit points.
+    #[serde(default)]
+    pub exits: Vec<BoundaryPoint>,
+}
+
+impl From<PatternFile> for Pattern {
+    fn from(f: PatternFile) -> Pattern {
+        Pattern {
+            name: f.name,
+            length: f.length,
+            period: f.period,
+            entries: f.entries,
+            exits: f.exits,
+        }
+    }
+}
+
+impl From<&Pattern> for PatternFile {
+    fn from(p: &Pattern) -> PatternFile {
+        PatternFile {
+            format: DOCUMENT_FORMAT,
+            name: p.name.clone(),
+            length: p.length,
+            period: p.period,
+            entries: p.entries.clone(),
+            exits: p.exits.clone(),
+        }
+    }
+}
+
+/// One side of a patch document: either `{"pattern": "relative/path.pattern.json"}`
+/// or an inline pattern `{"entries": […], "exits": […]}` whose velocities are
+/// in the patch frame and whose `length`/`period`, if stated, must be the patch's.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SideDocument {
+    /// Path of a pattern file, relative to the patch document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Optional name of an inline pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Optional length of an inline pattern (must equal the patch size) `[m]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<f64>,
+    /// Optional period of an inline pattern (must equal the patch period) `[s]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
+    /// Inline entry points (patch-frame velocities).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<BoundaryPoint>>,
+    /// Inline exit points (patch-frame velocities).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exits: Option<Vec<BoundaryPoint>>,
+}
+
+/// The `sides` object of a patch document; a side left out has no points.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SidesDocument {
+    /// Side 0, (0,0)→(L,0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub south: Option<SideDocument>,
+    /// Side 1, (L,0)→(L,L).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub east: Option<SideDocument>,
+    /// Side 2, (L,L)→(0,L).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub north: Option<SideDocument>,
+    /// Side 3, (0,L)→(0,0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub west: Option<SideDocument>,
+}
+
+impl SidesDocument {
+    /// The side document of `side`, if any.
+    pub fn get(&self, side: Side) -> Option<&SideDocument> {
+        match side {
+            Side::South => self.south.as_ref(),
+            Side::East => self.east.as_ref(),
+            Side::North => self.north.as_ref(),
+            Side::West => self.west.as_ref(),
+        }
+    }
+
+    /// Mutable access to the slot of `side`.
+    pub fn slot_mut(&mut self, side: Side) -> &mut Option<SideDocument> {
+        match side {
+            Side::South => &mut self.south,
+            Side::East => &mut self.east,
+            Side::North => &mut self.north,
+            Side::West => &mut self.west,
+        }
+    }
+}
+
+/// A waypoint of an endogenous agent's loop.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Waypoint {
+    /// Position `[m]`, patch frame `[Limit: inside A, at least r from its sides]`.
+    pub position: [f64; 2],
+    /// Time `[s]`; strictly increasing along the list, the whole list spanning
+    /// less than one period.
+    pub t: f64,
+}
+
+/// An endogenous agent (seed paper §3.1.1): it stays inside the patch and
+/// walks a loop through its waypoints, back at the first one a period after
+/// it left it. One waypoint makes a standing agent. The waypoints seed the
+/// initial path; collision removal may move them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Endogenous {
+    /// Optional name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The loop's waypoints `[Limit: ≥ 1]`.
+    pub waypoints: Vec<Waypoint>,
+}
+
+/// How entries are matched to exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchingMode {
+    /// Gale–Shapley stable matching, entries proposing (seed paper Algorithm 1).
+    #[default]
+    Stable,
+    /// Minimum total score assignment (Kuhn–Munkres).
+    Optimal,
+}
+
+/// Which collision-removal solver runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SolverKind {
+    /// The seed paper's Algorithm 2 as written (spatial pushes, weights 0
+    /// when a point would leave the patch).
+    Paper,
+    /// The project's solver: Algorithm 2 with stall handling (a blocked point
+    /// is clamped inside the patch instead of not moving, the other agent takes
+    /// the whole push, obstacles push out of their surface).
+    #[default]
+    Default,
+}
+
+/// Solver options of a patch document (`"solver": {…}`); every field is
+/// optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SolverOptions {
+    /// Matching mode.
+    pub matching: MatchingMode,
+    /// Collision-removal solver.
+    pub method: SolverKind,
+    /// Iteration cap of collision removal `[Limit: ≥ 1]`.
+    pub max_iterations: usize,
+    /// Clearance the solver aims for beyond 2r `[m]` `[Limit: 0 ≤ margin < r]`,
+    /// so that smoothing and 32-bit export keep the result collision-free.
+    pub margin: f64,
+    /// Depth `[m]` of the straight *crossing stub* each agent walks with its
+    /// boundary velocity on either side of a boundary point; `null` = r.
+    /// With a stub of at least r, agents of neighbouring tiles never touch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stub_depth: Option<f64>,
+    /// A pair whose speed exceeds `fast_factor × u_cft` gets extra periods
+    /// `[Limit: > 1]`.
+    pub fast_factor: f64,
+    /// A pair whose speed is below `slow_factor × u_cft` pauses on the way
+    /// `[Limit: 0 ≤ slow_factor < 1]`.
+    pub slow_factor: f64,
+    /// An existing control point within this time of a closest approach is
+    /// moved instead of inserting a new one `[s]` `[Limit: ≥ 0]`.
+    pub merge_interval: f64,
+    /// Spline smoothing on/off (seed paper §3.5).
+    pub smoothing: bool,
+    /// Time between tacks for smoothing `[s]` `[Limit: > 0]`.
+    pub tack_interval: f64,
+    /// Largest distance a smoothed point may stray from the unsmoothed path
+    /// `[m]`; `null` = r (the seed paper ties it to the collision threshold).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_deviation: Option<f64>,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        SolverOptions {
+            matching: MatchingMode::Stable,
+            method: SolverKind::Default,
+            max_iterations: 5000,
+            margin: 0.02,
+            stub_depth: None,
+            fast_factor: 1.5,
+            slow_factor: 0.5,
+            merge_interval: 0.1,
+            smoothing: true,
+            tack_interval: 0.5,
+            max_deviation: None,
+        }
+    }
+}
+
+/// A `*.patch.json` document as saved (DESIGN.md "File formats"). Pattern
+/// references stay unresolved: [`PatchDocument::resolve`] makes a [`Patch`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatchDocument {
+    /// Must be [`DOCUMENT_FORMAT`].
+    pub format: u32,
+    /// Optional name (default: the file stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Side length L `[m]` `[Limit: > 0]`.
+    pub size: f64,
+    /// Period π `[s]` `[Limit: > 0]`.
+    pub period: f64,
+    /// Agent radius r `[m]` `[Limit: 0 < r < L/4]`; default 0.3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_radius: Option<f64>,
+    /// Comfort speed u_cft `[m/s]` `[Limit: > 0]`; default 1.33.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comfort_speed: Option<f64>,
+    /// Seed of the bake's random choices; default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The four sides.
+    #[serde(default)]
+    pub sides: SidesDocument,
+    /// Static obstacles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub obstacles: Vec<Obstacle>,
+    /// Endogenous agents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endogenous: Vec<Endogenous>,
+    /// Solver options.
+    #[serde(default, skip_serializing_if = "is_default_solver")]
+    pub solver: SolverOptions,
+}
+
+fn is_default_solver(s: &SolverOptions) -> bool {
+    *s == SolverOptions::default()
+}
+
+impl PatchDocument {
+    /// A new empty document with the default size, period and parameters.
+    pub fn new(size: f64, period: f64) -> PatchDocument {
+        PatchDocument {
+            format: DOCUMENT_FORMAT,
+            name: None,
+            size,
+            period,
+            agent_radius: None,
+            comfort_speed: None,
+            seed: None,
+            sides: SidesDocument::default(),
+            obstacles: vec![],
+            endogenous: vec![],
+            solver: SolverOptions::default(),
+        }
+    }
+
+    /// Parses a patch document from JSON text.
+    ///
+    /// # Errors
+    /// A [`Problem`] naming the field path of the first malformed value
+    /// (wrong type, missing field). Unknown fields do not stop parsing: they are
+    /// returned beside the document, every one with its path.
+    pub fn from_json(text: &str) -> Result<(PatchDocument, Vec<Problem>), Problem> {
+        parse_json(text)
+    }
+
+    /// Writes the document as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a patch document always serialises") + "\n"
+    }
+
+    /// The document turned by `quarter_turns` quarter turns counter-clockwise
+    /// about the patch centre: side `k` becomes side `k + q`, obstacles and
+    /// waypoints turn about the centre, inline (patch-frame) velocities turn.
+    /// Pattern files are side-frame and need no change. Four turns give the
+    /// document back (up to the rounding of `L − (L − x)`).
+    pub fn rotated(&self, quarter_turns: i32) -> PatchDocument {
+        let q = quarter_turns.rem_euclid(4);
+        let l = self.size;
+        let turn_point = |p: [f64; 2]| -> [f64; 2] {
+            match q {
+                0 => p,
+                1 => [l - p[1], p[0]],
+                2 => [l - p[0], l - p[1]],
+                _ => [p[1], l - p[0]],
+            }
+        };
+        let turn_velocity = |b: &BoundaryPoint| BoundaryPoint {
+            velocity: b
+                .velocity
+                .map(|v| crate::geometry::arr(rotate_quarter(v2(v), q))),
+            ..*b
+        };
+        let mut sides = SidesDocument::default();
+        for side in Side::ALL {
+            let doc = self.sides.get(side).cloned().map(|mut d| {
+                if d.pattern.is_none() {
+                    d.entries = d.entries.map(|v| v.iter().map(turn_velocity).collect());
+                    d.exits = d.exits.map(|v| v.iter().map(turn_velocity).collect());
+                }
+                d
+            });
+            *sides.slot_mut(side.rotated(q)) = doc;
+        }
+        PatchDocument {
+            sides,
+            obstacles: self
+                .obstacles
+                .iter()
+                .map(|o| match o {
+                    Obstacle::Circle { center, radius } => Obstacle::Circle {
+                        center: turn_point(*center),
+                        radius: *radius,
+                    },
+                    Obstacle::Polygon(vs) => {
+                        Obstacle::Polygon(vs.iter().map(|v| turn_point(*v)).collect())
+                    }
+                })
+                .collect(),
+            endogenous: self
+                .endogenous
+                .iter()
+                .map(|e| Endogenous {
+                    name: e.name.clone(),
+                    waypoints: e
+                        .waypoints
+                        .iter()
+                        .map(|w| Waypoint {
+                            position: turn_point(w.position),
+                            t: w.t,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Resolves pattern references (relative to `base_dir`, the directory of
+    /// the document) and fills defaults, then validates the result.
+    ///
+    /// `file` names the document in problems.
+    ///
+    /// # Errors
+    /// Every problem found (unreadable or invalid pattern files, out-of-range
+    /// values, parity, velocities, obstacles, inseparable points), each with its
+    /// file and field path.
+    pub fn resolve(&self, file: Option<&FsPath>, base_dir: &FsPath) -> Result<Patch, Vec<Problem>> {
+        let mut problems = Vec::new();
+        let at = |path: String, message: String| Problem {
+            file: file.map(FsPath::to_path_buf),
+            path,
+            message,
+        };
+        if self.format != DOCUMENT_FORMAT {
+            problems.push(at(
+                "format".into(),
+                format!(
+                    "= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})",
+                    self.format
+                ),
+            ));
+        }
+        let mut sides = Sides::from_fn(|_| Pattern::empty(self.size, self.period));
+        let mut sources = Sides::from_fn(|_| None);
+        for side in Side::ALL {
+            let Some(doc) = self.sides.get(side) else {
+                continue;
+            };
+            let key = format!("sides.{}", side.name());
+            if let Some(rel) = &doc.pattern {
+                for (field, present) in [
+                    ("entries", doc.entries.is_some()),
+                    ("exits", doc.exits.is_some()),
+                    ("length", doc.length.is_some()),
+                    ("period", doc.period.is_some()),
+                    ("name", doc.name.is_some()),
+                ] {
+                    if present {
+                        problems.push(at(
+                            format!("{key}.{field}"),
+                            "a side that references a pattern file cannot also be inline; remove this field or the \"pattern\" reference".into(),
+                        ));
+                    }
+                }
+                let pattern_path = base_dir.join(rel);
+                match load_pattern(&pattern_path) {
+                    Ok(p) => {
+                        if p.length != self.size {
+                            problems.push(at(
+                                format!("{key}.pattern"),
+                                format!(
+                                    "{rel:?} has length {} m but the patch size is {} m",
+                                    p.length, self.size
+                                ),
+                            ));
+                        }
+                        if p.period != self.period {
+                            problems.push(at(
+                                format!("{key}.pattern"),
+                                format!(
+                                    "{rel:?} has period {} s but the patch period is {} s",
+                                    p.period, self.period
+                                ),
+                            ));
+                        }
+                        sides[side] = p;
+                        sources[side] = Some(rel.clone());
+                    }
+                    Err(e) => {
+                        for mut p in e.problems() {
+                            p.path = if p.path.is_empty() {
+                                format!("{key}.pattern")
+                            } else {
+                                format!("{key}.pattern ({rel}): {}", p.path)
+                            };
+                            p.file = file.map(FsPath::to_path_buf);
+                            problems.push(p);
+                        }
+                    }
+                }
+            } else {
+                if let Some(l) = doc.length
+                    && l != self.size
+                {
+                    problems.push(at(
+                        format!("{key}.length"),
+                        format!("= {l} differs from the patch size {}", self.size),
+                    ));
+                }
+                if let Some(p) = doc.period
+                    && p != self.period
+                {
+                    problems.push(at(
+                        format!("{key}.period"),
+                        format!("= {p} differs from the patch period {}", self.period),
+                    ));
+                }
+                let k = -(side.index() as i32);
+                sides[side] = Pattern {
+                    name: doc.name.clone(),
+                    length: self.size,
+                    period: self.period,
+                    entries: doc.entries.clone().unwrap_or_default(),
+                    exits: doc.exits.clone().unwrap_or_default(),
+                }
+                .rotated(k);
+            }
+        }
+        let patch = Patch {
+            name: self.name.clone().unwrap_or_default(),
+            size: self.size,
+            period: self.period,
+            agent_radius: self.agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
+            comfort_speed: self.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED),
+            seed: self.seed.unwrap_or(0),
+            sides,
+            pattern_sources: sources,
+            obstacles: self.obstacles.clone(),
+            endogenous: self.endogenous.clone(),
+            solver: self.solver.clone(),
+        };
+        for mut p in crate::validate::validate_patch(&patch) {
+            p.file = file.map(FsPath::to_path_buf);
+            problems.push(p);
+        }
+        if problems.is_empty() {
+            Ok(patch)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+/// A resolved, validated patch: what a bake starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Patch {
+    /// Name (may be empty).
+    pub name: String,
+    /// Side length L `[m]`.
+    pub size: f64,
+    /// Period π `[s]`.
+    pub period: f64,
+    /// Agent radius r `[m]`.
+    pub agent_radius: f64,
+    /// Comfort speed u_cft `[m/s]`.
+    pub comfort_speed: f64,
+    /// Seed of the bake's random choices.
+    pub seed: u64,
+    /// The four patterns, side-frame velocities.
+    pub sides: Sides<Pattern>,
+    /// Where each side's pattern came from (a file reference), if not inline.
+    pub pattern_sources: Sides<Option<String>>,
+    /// Static obstacles.
+    pub obstacles: Vec<Obstacle>,
+    /// Endogenous agents.
+    pub endogenous: Vec<Endogenous>,
+    /// Solver options.
+    pub solver: SolverOptions,
+}
+
+/// A boundary point resolved in the patch frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Crossing {
+    /// Side it lies on.
+    pub side: Side,
+    /// Entry or exit.
+    pub direction: Direction,
+    /// Index in that side's entries or exits.
+    pub index: usize,
+    /// Arc position `[m]`.
+    pub s: f64,
+    /// Time `[s]` in `[0, π)`.
+    pub t: f64,
+    /// Position `[m]`, patch frame.
+    pub position: Vec2,
+    /// Velocity `[m/s]`, patch frame (given or default).
+    pub velocity: Vec2,
+}
+
+impl Crossing {
+    /// Document path of the point, e.g. `sides.east.entries[3]`.
+    pub fn path(&self) -> String {
+        format!(
+            "sides.{}.{}[{}]",
+            self.side.name(),
+            self.direction.field(),
+            self.index
+        )
+    }
+
+    /// Speed across the side `[m/s]`: the inward component of the velocity
+    /// for an entry, the outward one for an exit (positive when valid).
+    pub fn normal_speed(&self) -> f64 {
+        let n = v2(self.side.inward_normal());
+        match self.direction {
+            Direction::Entry => self.velocity.dot(&n),
+            Direction::Exit => -self.velocity.dot(&n),
+        }
+    }
+
+    /// Duration `[s]` of a straight walk at the boundary velocity that reaches
+    /// `depth` `[m]` away from the side.
+    pub fn time_to_depth(&self, depth: f64) -> f64 {
+        depth / self.normal_speed().max(1e-6)
+    }
+
+    /// The crossing *stub* inside the patch: the straight space-time segment
+    /// walked with the boundary velocity down to `depth` `[m]`, as
+    /// `((p, t), (p, t))` in time order. Fixed during a bake.
+    pub fn stub(&self, depth: f64) -> ((Vec2, f64), (Vec2, f64)) {
+        let tau = self.time_to_depth(depth);
+        match self.direction {
+            Direction::Entry => (
+                (self.position, self.t),
+                (self.position + self.velocity * tau, self.t + tau),
+            ),
+            Direction::Exit => (
+                (self.position - self.velocity * tau, self.t - tau),
+                (self.position, self.t),
+            ),
+        }
+    }
+
+    /// The *ghost* outside the patch (DESIGN.md "Seams"): the neighbour's
+    /// agent crossing here, extrapolated along the boundary velocity until it is
+    /// `depth` `[m]` (2r) away from the side; in time order.
+    pub fn ghost(&self, depth: f64) -> ((Vec2, f64), (Vec2, f64)) {
+        let tau = self.time_to_depth(depth);
+        match self.direction {
+            Direction::Entry => (
+                (self.position - self.velocity * tau, self.t - tau),
+                (self.position, self.t),
+            ),
+            Direction::Exit => (
+                (self.position, self.t),
+                (self.position + self.velocity * tau, self.t + tau),
+            ),
+        }
+    }
+}
+
+impl Patch {
+    /// Depth of the crossing stubs `[m]`: the solver option or r.
+    pub fn stub_depth(&self) -> f64 {
+        self.solver.stub_depth.unwrap_or(self.agent_radius)
+    }
+
+    /// Every boundary point in the patch frame: sides in order, entries then
+    /// exits, by index.
+    pub fn crossings(&self) -> Vec<Crossing> {
+        let mut out = Vec::new();
+        for side in Side::ALL {
+            for direction in [Direction::Entry, Direction::Exit] {
+                for (index, b) in self.sides[side].points(direction).iter().enumerate() {
+                    out.push(self.crossing(side, direction, index, b));
+                }
+            }
+        }
+        out
+    }
+
+    /// The boundary points of one direction, in [`Patch::crossings`] order.
+    pub fn crossings_of(&self, direction: Direction) -> Vec<Crossing> {
+        self.crossings()
+            .into_iter()
+            .filter(|c| c.direction == direction)
+            .collect()
+    }
+
+    fn crossing(
+        &self,
+        side: Side,
+        direction: Direction,
+        index: usize,
+        b: &BoundaryPoint,
+    ) -> Crossing {
+        let default = match direction {
+            Direction::Entry => Vec2::new(0.0, self.comfort_speed),
+            Direction::Exit => Vec2::new(0.0, -self.comfort_speed),
+        };
+        let local = b.velocity.map(v2).unwrap_or(default);
+        Crossing {
+            side,
+            direction,
+            index,
+            s: b.s,
+            t: b.t,
+            position: v2(side.point(b.s, self.size)),
+            velocity: rotate_quarter(local, side.index() as i32),
+        }
+    }
+}
+
+/// One problem found in a document: where (file and field path) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file, when known.
+    pub file: Option<PathBuf>,
+    /// Field path, e.g. `sides.east.entries[3].t` (empty for the whole file).
+    pub path: String,
+    /// What is wrong, with the offending value and how to fix it.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} {}", self.path, self.message)
+        }
+    }
+}
+
+/// Why a document could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file was read but holds problems; every one is listed.
+    #[error("{}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+}
+
+impl LoadError {
+    /// The problems as a list (an I/O error becomes one problem).
+    pub fn problems(&self) -> Vec<Problem> {
+        match self {
+            LoadError::Io { file, source } => {
+                vec![Problem {
+                    file: Some(file.clone()),
+                    path: String::new(),
+                    message: format!("cannot read: {source}"),
+                }]
+            }
+            LoadError::Invalid { problems } => problems.clone(),
+        }
+    }
+}
+
+/// Loads and validates a `*.patch.json` file; pattern references resolve
+/// relative to its directory.
+///
+/// # Errors
+/// [`LoadError::Io`] when unreadable, else [`LoadError::Invalid`] with every
+/// problem found (malformed JSON, unknown fields, out-of-range values, …).
+pub fn load_patch(path: &FsPath) -> Result<Patch, LoadError> {
+    let (doc, unknown) = read_patch_document(path)?;
+    let base = path.parent().unwrap_or(FsPath::new("."));
+    let mut problems = unknown;
+    match doc.resolve(Some(path), base) {
+        Ok(mut patch) => {
+            if problems.is_empty() {
+                if patch.name.is_empty() {
+                    patch.name = file_stem(path);
+                }
+                Ok(patch)
+            } else {
+                Err(LoadError::Invalid { problems })
+            }
+        }
+        Err(more) => {
+            problems.extend(more);
+            Err(LoadError::Invalid { problems })
+        }
+    }
+}
+
+/// Reads a patch document without resolving it, returning the unknown-field
+/// problems beside it (the editor opens documents that do not validate).
+///
+/// # Errors
+/// Unreadable file or malformed JSON.
+pub fn read_patch_document(path: &FsPath) -> Result<(PatchDocument, Vec<Problem>), LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let with_file = |mut p: Problem| {
+        p.file = Some(path.to_path_buf());
+        p
+    };
+    let (doc, unknown) = PatchDocument::from_json(&text).map_err(|p| LoadError::Invalid {
+        problems: vec![with_file(p)],
+    })?;
+    Ok((doc, unknown.into_iter().map(with_file).collect()))
+}
+
+/// The file name without its `.patch.json` / `.pattern.json` / `.json` suffix.
+pub fn file_stem(path: &FsPath) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for suffix in [".patch.json", ".pattern.json", ".json"] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            return stem.to_string();
+        }
+    }
+    name
+}
+
+/// Loads and validates a `*.pattern.json` file.
+///
+/// # Errors
+/// As [`load_patch`].
+pub fn load_pattern(path: &FsPath) -> Result<Pattern, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let with_file = |mut p: Problem| {
+        p.file = Some(path.to_path_buf());
+        p
+    };
+    let (file, unknown): (PatternFile, Vec<Problem>) =
+        parse_json(&text).map_err(|p| LoadError::Invalid {
+            problems: vec![with_file(p)],
+        })?;
+    let mut problems: Vec<Problem> = unknown.into_iter().map(with_file).collect();
+    if file.format != DOCUMENT_FORMAT {
+        problems.push(with_file(Problem {
+            file: None,
+            path: "format".into(),
+            message: format!(
+                "= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})",
+                file.format
+            ),
+        }));
+    }
+    let mut pattern = Pattern::from(file);
+    problems.extend(
+        crate::validate::validate_pattern(&pattern, "")
+            .into_iter()
+            .map(with_file),
+    );
+    if problems.is_empty() {
+        if pattern.name.is_none() {
+            pattern.name = Some(file_stem(path));
+        }
+        Ok(pattern)
+    } else {
+        Err(LoadError::Invalid { problems })
+    }
+}
+
+/// Saves a pattern as a `*.pattern.json` file, atomically.
+///
+/// # Errors
+/// I/O errors, with the file named.
+pub fn save_pattern(pattern: &Pattern, path: &FsPath) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(&PatternFile::from(pattern))
+        .expect("a pattern always serialises")
+        + "\n";
+    crate::io::write_atomic(path, text.as_bytes())
+}
+
+/// Parses JSON into `T`, reporting the path of a malformed value and
+/// collecting the path of every unknown field.
+fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>), Problem> {
+    let mut unknown = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    let value = {
+        let mut on_unknown = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
+        let ignored = serde_ignored::Deserializer::new(
+            serde_path_to_error::Deserializer::new(&mut de, &mut track),
+            &mut on_unknown,
+        );
+        T::deserialize(ignored)
+    };
+    let value = match value.and_then(|v| de.end().map(|()| v)) {
+        Ok(v) => v,
+        Err(e) => {
+            let path = format_track_path(&track.path());
+            let msg = e.to_string();
+            // serde_json appends " at line L column C"; keep it, it helps.
+            return Err(Problem {
+                file: None,
+                path,
+                message: msg,
+            });
+        }
+    };
+    let problems = unknown
+        .into_iter()
+        .map(|path| Problem {
+            file: None,
+            path,
+            message: "is not a known field (check its spelling; unknown fields are an error)"
+                .into(),
+        })
+        .collect();
+    Ok((value, problems))
+}
+
+/// `serde_path_to_error`'s path in our `a.b[3].c` notation.
+fn format_track_path(path: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            serde_path_to_error::Segment::Map { key }
+            | serde_path_to_error::Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// `serde_ignored`'s path in our `a.b[3].c` notation.
+fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path as P;
+    match path {
+        P::Root => String::new(),
+        P::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
+        P::Map { parent, key } => {
+            let p = ignored_path(parent);
+            if p.is_empty() {
+                key.clone()
+            } else {
+                format!("{p}.{key}")
+            }
+        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
+            ignored_path(parent)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_are_all_reported_with_paths() {
+        let text = r#"{"format":1,"size":16,"period":10,"colour":"red",
+            "sides":{"south":{"entries":[{"s":1,"t":1,"speed":2}],"exits":[{"s":9,"t":2}]}},
+            "obstacles":[{"circle":{"center":[8,8],"radius":1,"height":2}}]}"#;
+        let (_, unknown) = PatchDocument::from_json(text).unwrap();
+        let paths: Vec<_> = unknown.iter().map(|p| p.path.as_str()).collect();
+        assert!(paths.contains(&"colour"), "{paths:?}");
+        assert!(paths.contains(&"sides.south.entries[0].speed"), "{paths:?}");
+        // serde_ignored does not record enum variants in its paths.
+        assert!(paths.contains(&"obstacles[0].height"), "{paths:?}");
+    }
+
+    #[test]
+    fn malformed_values_name_their_path() {
+        let text =
+            r#"{"format":1,"size":16,"period":10,"sides":{"east":{"entries":[{"s":1,"t":"x"}]}}}"#;
+        let p = PatchDocument::from_json(text).unwrap_err();
+        assert_eq!(p.path, "sides.east.entries[0].t");
+    }
+
+    #[test]
+    fn inline_velocities_are_patch_frame() {
+        let text = r#"{"format":1,"size":16,"period":10,"sides":{
+            "east":{"entries":[{"s":8,"t":1,"velocity":[-1.0,0.2]}]},
+            "west":{"exits":[{"s":8,"t":9}]}}}"#;
+        let (doc, _) = PatchDocument::from_json(text).unwrap();
+        let patch = doc.resolve(None, FsPath::new(".")).unwrap();
+        let c = patch.crossings();
+        let entry = c.iter().find(|c| c.direction == Direction::Entry).unwrap();
+        assert!((entry.velocity - Vec2::new(-1.0, 0.2)).norm() < 1e-12);
+        assert_eq!(entry.position, Vec2::new(16.0, 8.0));
+        let exit = c.iter().find(|c| c.direction == Direction::Exit).unwrap();
+        // Default exit velocity on the west side: outward normal (−x) at comfort speed.
+        assert!((exit.velocity - Vec2::new(-1.33, 0.0)).norm() < 1e-12);
+        assert_eq!(exit.position, Vec2::new(0.0, 8.0));
+    }
+}

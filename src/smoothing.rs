@@ -1,0 +1,424 @@
+//! Stage 4: smoothing (seed paper §3.5, eqs. 11–12, Figure 5).
+//!
+//! Each path's free part (between its crossing stubs, or the whole loop of an
+//! endogenous agent) is sampled uniformly in time into *tacks*; a cubic
+//! spline in time `S(t) = a + bt + ct² + dt³` per tack interval (eq. 11) is
+//! fitted through them, C¹ (eq. 12; in fact C²) and clamped to the boundary
+//! velocities at the stub ends (periodic for a loop), by a Cholesky solve of
+//! its symmetric positive-definite moment system. The spline is then resampled
+//! by curvature — the sharper it turns the finer the samples — into a new
+//! polyline; a sample farther than the deviation threshold from the
+//! unsmoothed path, or outside the patch shrunk by r, is dropped. Finally the
+//! smoothed set is checked against every other path, obstacle and ghost: a
+//! path involved in a collision the unsmoothed set did not have falls back to
+//! its unsmoothed shape.
+
+use crate::collision::{CollisionParams, Contact, Ghost, Other, find_contacts};
+use crate::geometry::Vec2;
+use crate::model::Obstacle;
+use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
+use nalgebra::{DMatrix, DVector};
+
+/// A cubic spline in time through knots, one coordinate per component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spline {
+    /// Knot times `[s]`, strictly increasing.
+    pub t: Vec<f64>,
+    /// Knot positions `[m]`.
+    pub p: Vec<Vec2>,
+    /// Second derivatives at the knots `[m/s²]` (the spline's moments).
+    pub m: Vec<Vec2>,
+}
+
+impl Spline {
+    /// Clamped cubic spline through `(t, p)` with first derivatives `v0` and
+    /// `v1` `[m/s]` at its ends. Solves the moment system by Cholesky
+    /// (symmetric, strictly diagonally dominant, hence positive definite).
+    ///
+    /// # Panics
+    /// If fewer than two knots are given or times do not increase.
+    pub fn clamped(t: &[f64], p: &[Vec2], v0: Vec2, v1: Vec2) -> Spline {
+        let n = t.len();
+        assert!(n >= 2 && p.len() == n, "a spline needs two knots or more");
+        let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            h.iter().all(|h| *h > 0.0),
+            "spline knots must increase in time"
+        );
+        let mut a = DMatrix::<f64>::zeros(n, n);
+        let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
+        for i in 0..n {
+            if i > 0 {
+                a[(i, i)] += 2.0 * h[i - 1];
+                a[(i, i - 1)] = h[i - 1];
+            }
+            if i + 1 < n {
+                a[(i, i)] += 2.0 * h[i];
+                a[(i, i + 1)] = h[i];
+            }
+        }
+        for (c, r) in rhs.iter_mut().enumerate() {
+            let y: Vec<f64> = p.iter().map(|q| q[c]).collect();
+            for i in 0..n {
+                let right = if i + 1 < n {
+                    (y[i + 1] - y[i]) / h[i]
+                } else {
+                    v1[c]
+                };
+                let left = if i > 0 {
+                    (y[i] - y[i - 1]) / h[i - 1]
+                } else {
+                    v0[c]
+                };
+                r[i] = 6.0 * (right - left);
+            }
+        }
+        let chol = a
+            .cholesky()
+            .expect("the clamped spline system is positive definite");
+        let mx = chol.solve(&rhs[0]);
+        let my = chol.solve(&rhs[1]);
+        Spline {
+            t: t.to_vec(),
+            p: p.to_vec(),
+            m: (0..n).map(|i| Vec2::new(mx[i], my[i])).collect(),
+        }
+    }
+
+    /// Periodic cubic spline through `(t, p)` where the last knot repeats the
+    /// first one a period later (`p[n−1] == p[0]`): value, slope and moment
+    /// agree across the seam. Cyclic moment system solved by Cholesky.
+    ///
+    /// # Panics
+    /// If fewer than three knots are given or times do not increase.
+    pub fn periodic(t: &[f64], p: &[Vec2]) -> Spline {
+        let n = t.len() - 1; // distinct knots
+        assert!(n >= 2, "a periodic spline needs three knots or more");
+        let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            h.iter().all(|h| *h > 0.0),
+            "spline knots must increase in time"
+        );
+        let mut a = DMatrix::<f64>::zeros(n, n);
+        let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
+        for i in 0..n {
+            let hp = h[(i + n - 1) % n];
+            let hi = h[i];
+            a[(i, i)] += 2.0 * (hp + hi);
+            a[(i, (i + n - 1) % n)] += hp;
+            a[(i, (i + 1) % n)] += hi;
+            for (c, r) in rhs.iter_mut().enumerate() {
+                let y = |k: usize| p[k % n][c];
+                let yp = p[(i + n - 1) % n][c];
+                r[i] = 6.0 * ((y(i + 1) - y(i)) / hi - (y(i) - yp) / hp);
+            }
+        }
+        let chol = a
+            .cholesky()
+            .expect("the periodic spline system is positive definite");
+        let mx = chol.solve(&rhs[0]);
+        let my = chol.solve(&rhs[1]);
+        let mut m: Vec<Vec2> = (0..n).map(|i| Vec2::new(mx[i], my[i])).collect();
+        m.push(m[0]);
+        Spline {
+            t: t.to_vec(),
+            p: p.to_vec(),
+            m,
+        }
+    }
+
+    fn interval(&self, t: f64) -> usize {
+        let i = self.t.partition_point(|k| *k <= t);
+        i.saturating_sub(1).min(self.t.len() - 2)
+    }
+
+    /// Position `[m]` at time `t` `[s]` (eq. 11 in moment form).
+    pub fn eval(&self, t: f64) -> Vec2 {
+        let i = self.interval(t);
+        let (t0, t1) = (self.t[i], self.t[i + 1]);
+        let h = t1 - t0;
+        let (a, b) = ((t1 - t) / h, (t - t0) / h);
+        self.p[i] * a
+            + self.p[i + 1] * b
+            + (self.m[i] * (a * a * a - a) + self.m[i + 1] * (b * b * b - b)) * (h * h / 6.0)
+    }
+
+    /// Velocity `[m/s]` at time `t` `[s]`.
+    pub fn velocity(&self, t: f64) -> Vec2 {
+        let i = self.interval(t);
+        let (t0, t1) = (self.t[i], self.t[i + 1]);
+        let h = t1 - t0;
+        let (a, b) = ((t1 - t) / h, (t - t0) / h);
+        (self.p[i + 1] - self.p[i]) / h
+            + (self.m[i + 1] * (3.0 * b * b - 1.0) - self.m[i] * (3.0 * a * a - 1.0)) * (h / 6.0)
+    }
+}
+
+/// Smoothing parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmoothingParams {
+    /// Time between tacks `[s]`.
+    pub tack_interval: f64,
+    /// Largest distance a smoothed sample may stray from the unsmoothed path `[m]`.
+    pub max_deviation: f64,
+    /// Heading change that triggers a new sample when resampling `[rad]`.
+    pub max_turn: f64,
+    /// Longest time between two samples `[s]`.
+    pub max_step: f64,
+    /// Fine step at which the spline is scanned `[s]`.
+    pub scan_step: f64,
+    /// Agent radius r `[m]` (samples stay in `[r, L − r]²`).
+    pub radius: f64,
+    /// Patch side L `[m]`.
+    pub size: f64,
+}
+
+/// Smooths one path's free part; fixed stubs and boundary points are kept.
+pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
+    let pts = &path.points;
+    let n = pts.len();
+    let (head, tail) = if path.looped {
+        (0, n - 1)
+    } else {
+        let head = pts
+            .iter()
+            .position(|c| c.kind == PointKind::Stub)
+            .unwrap_or(0);
+        let tail = pts
+            .iter()
+            .rposition(|c| c.kind == PointKind::Stub)
+            .unwrap_or(n - 1);
+        (head, tail)
+    };
+    if tail <= head + 1 && !path.looped {
+        return path.clone();
+    }
+    let (ta, tb) = (pts[head].t, pts[tail].t);
+    let span = tb - ta;
+    let k = ((span / params.tack_interval).round() as usize).max(if path.looped { 3 } else { 1 });
+    let tacks_t: Vec<f64> = (0..=k)
+        .map(|i| {
+            if i == k {
+                tb
+            } else {
+                ta + span * i as f64 / k as f64
+            }
+        })
+        .collect();
+    let tacks_p: Vec<Vec2> = tacks_t.iter().map(|&t| path.position(t)).collect();
+    let spline = if path.looped {
+        let mut p = tacks_p.clone();
+        p[k] = p[0];
+        Spline::periodic(&tacks_t, &p)
+    } else {
+        // Clamp to the stub velocities so the result is C¹ with the stubs.
+        let v0 = if head > 0 {
+            path.segment_velocity(head - 1)
+        } else {
+            path.segment_velocity(0)
+        };
+        let v1 = if tail + 1 < n {
+            path.segment_velocity(tail)
+        } else {
+            path.segment_velocity(n - 2)
+        };
+        Spline::clamped(&tacks_t, &tacks_p, v0, v1)
+    };
+
+    // Resample by curvature.
+    let (r, l) = (params.radius, params.size);
+    let ok = |t: f64, p: Vec2| {
+        (p - path.position(t)).norm() <= params.max_deviation
+            && p.x >= r
+            && p.x <= l - r
+            && p.y >= r
+            && p.y <= l - r
+    };
+    let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
+    let steps = ((span / params.scan_step).ceil() as usize).max(2);
+    let mut last_t = ta;
+    let mut last_heading: Option<f64> = None;
+    let mut turned = 0.0;
+    let mut prev_heading: Option<f64> = None;
+    for s in 1..steps {
+        let t = ta + span * s as f64 / steps as f64;
+        let v = spline.velocity(t);
+        let heading = (v.norm() > 1e-3).then(|| v.y.atan2(v.x));
+        if let (Some(h), Some(ph)) = (heading, prev_heading) {
+            turned += crowdpatch_runtime::format::wrap_angle(h - ph).abs();
+        }
+        if heading.is_some() {
+            prev_heading = heading;
+        }
+        let due = turned >= params.max_turn || t - last_t >= params.max_step;
+        if due && tb - t > params.scan_step * 0.5 {
+            let p = spline.eval(t);
+            if ok(t, p) {
+                out.push(ControlPoint::free(p, t));
+                last_t = t;
+                turned = 0.0;
+                last_heading = heading.or(last_heading);
+            }
+        }
+    }
+    out.extend_from_slice(&pts[tail..]);
+    if path.looped {
+        let last = out.len() - 1;
+        out[last].p = out[0].p;
+    }
+    Path {
+        points: out,
+        looped: path.looped,
+    }
+}
+
+/// Outcome of smoothing a set of agents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmoothingOutcome {
+    /// Agents whose smoothed path was rejected (it caused a new collision)
+    /// and who keep their unsmoothed path.
+    pub reverted: Vec<usize>,
+}
+
+/// Smooths every agent's path in place and proves that no new collision
+/// appeared: any agent involved in a contact that the unsmoothed set did not
+/// have falls back to its unsmoothed path, repeatedly, until none is left.
+pub fn smooth_agents(
+    agents: &mut [Agent],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &SmoothingParams,
+    collision: &CollisionParams,
+) -> SmoothingOutcome {
+    let before: Vec<Agent> = agents.to_vec();
+    let key = |c: &Contact| (c.agent, c.other);
+    let old: Vec<(usize, Other)> = find_contacts(&before, obstacles, ghosts, collision)
+        .iter()
+        .map(key)
+        .collect();
+    for a in agents.iter_mut() {
+        a.path = smooth_path(&a.path, params);
+    }
+    let mut reverted = Vec::new();
+    loop {
+        let new: Vec<Contact> = find_contacts(agents, obstacles, ghosts, collision)
+            .into_iter()
+            .filter(|c| !old.contains(&key(c)))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        let mut changed = false;
+        for c in new {
+            let mut involved = vec![c.agent];
+            if let Other::Agent(j) = c.other {
+                involved.push(j);
+            }
+            for i in involved {
+                if agents[i].path != before[i].path {
+                    agents[i].path = before[i].path.clone();
+                    reverted.push(i);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    reverted.sort_unstable();
+    reverted.dedup();
+    SmoothingOutcome { reverted }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamped_spline_interpolates_and_honours_end_velocities() {
+        let t = [0.0, 1.0, 2.5, 3.0, 4.0];
+        let p = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 2.0),
+            Vec2::new(3.0, 2.0),
+            Vec2::new(3.5, 1.0),
+            Vec2::new(5.0, 0.0),
+        ];
+        let (v0, v1) = (Vec2::new(1.0, 1.0), Vec2::new(2.0, -1.0));
+        let s = Spline::clamped(&t, &p, v0, v1);
+        for (ti, pi) in t.iter().zip(&p) {
+            assert!((s.eval(*ti) - pi).norm() < 1e-12);
+        }
+        assert!((s.velocity(0.0) - v0).norm() < 1e-9);
+        assert!((s.velocity(4.0) - v1).norm() < 1e-9);
+        // C¹ at interior knots (eq. 12): left and right derivatives agree.
+        for ti in &t[1..4] {
+            let left = (s.eval(*ti) - s.eval(ti - 1e-6)) / 1e-6;
+            let right = (s.eval(ti + 1e-6) - s.eval(*ti)) / 1e-6;
+            assert!((left - right).norm() < 1e-4, "{left} {right}");
+        }
+    }
+
+    #[test]
+    fn periodic_spline_closes_smoothly() {
+        let t = [0.0, 2.0, 5.0, 7.0, 10.0];
+        let p = [
+            Vec2::new(4.0, 4.0),
+            Vec2::new(8.0, 4.0),
+            Vec2::new(8.0, 8.0),
+            Vec2::new(4.0, 8.0),
+            Vec2::new(4.0, 4.0),
+        ];
+        let s = Spline::periodic(&t, &p);
+        assert!((s.velocity(0.0) - s.velocity(10.0)).norm() < 1e-9);
+        assert!((s.eval(10.0) - s.eval(0.0)).norm() < 1e-12);
+    }
+
+    #[test]
+    fn a_straight_path_stays_straight() {
+        let path = Path {
+            points: vec![
+                ControlPoint {
+                    p: Vec2::new(0.0, 8.0),
+                    t: 0.0,
+                    kind: PointKind::Boundary,
+                },
+                ControlPoint {
+                    p: Vec2::new(0.4, 8.0),
+                    t: 0.3,
+                    kind: PointKind::Stub,
+                },
+                ControlPoint::free(Vec2::new(8.0, 8.0), 6.0),
+                ControlPoint {
+                    p: Vec2::new(15.6, 8.0),
+                    t: 11.7,
+                    kind: PointKind::Stub,
+                },
+                ControlPoint {
+                    p: Vec2::new(16.0, 8.0),
+                    t: 12.0,
+                    kind: PointKind::Boundary,
+                },
+            ],
+            looped: false,
+        };
+        let params = SmoothingParams {
+            tack_interval: 0.5,
+            max_deviation: 0.3,
+            max_turn: 0.05,
+            max_step: 1.0,
+            scan_step: 0.02,
+            radius: 0.3,
+            size: 16.0,
+        };
+        let s = smooth_path(&path, &params);
+        s.check().unwrap();
+        assert_eq!(s.points[0], path.points[0]);
+        assert_eq!(s.points[1], path.points[1]);
+        assert_eq!(s.points[s.points.len() - 1], path.points[4]);
+        for c in &s.points {
+            assert!((c.p.y - 8.0).abs() < 1e-9 && (c.p - path.position(c.t)).norm() < 1e-6);
+        }
+    }
+}

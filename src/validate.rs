@@ -1,0 +1,467 @@
+//! Validation of patterns and patches: every problem, each with its field
+//! path, the offending value and what would fix it (DESIGN.md "Conventions",
+//! limits checked on load).
+
+use crate::geometry::{
+    Vec2, closest_approach, polygon_area, polygon_self_intersects, rotate_quarter,
+    segment_obstacle_distance, v2,
+};
+use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side};
+
+/// Smallest speed across a side `[m/s]` a boundary velocity may have: slower
+/// crossings would take an unbounded time to clear the seam.
+pub const MIN_NORMAL_SPEED: f64 = 0.1;
+
+fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem {
+        file: None,
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+fn fmt_v(v: [f64; 2]) -> String {
+    format!("[{}, {}]", v[0], v[1])
+}
+
+/// Checks one pattern on its own: length and period, arc positions and times in
+/// range, finite numbers, velocities that cross the side the right way (entries
+/// inward, exits outward, in the side frame). `prefix` is prepended to field
+/// paths (e.g. `sides.east.`); velocities are shown turned by `display_turns`
+/// quarter turns (the frame the user wrote them in).
+pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let (l, pi) = (pattern.length, pattern.period);
+    if !(l.is_finite() && l > 0.0) {
+        out.push(problem(
+            format!("{prefix}length"),
+            format!("= {l} must be a finite number > 0 [m]"),
+        ));
+    }
+    if !(pi.is_finite() && pi > 0.0) {
+        out.push(problem(
+            format!("{prefix}period"),
+            format!("= {pi} must be a finite number > 0 [s]"),
+        ));
+    }
+    for direction in [Direction::Entry, Direction::Exit] {
+        for (i, b) in pattern.points(direction).iter().enumerate() {
+            let at = format!("{prefix}{}[{i}]", direction.field());
+            if !(b.s.is_finite() && b.s >= 0.0 && b.s <= l) {
+                out.push(problem(
+                    format!("{at}.s"),
+                    format!("= {} is not in [0, {l}] (the side's length) [m]", b.s),
+                ));
+            }
+            if !(b.t.is_finite() && b.t >= 0.0 && b.t < pi) {
+                out.push(problem(
+                    format!("{at}.t"),
+                    format!("= {} is not in [0, {pi}) (the period) [s]", b.t),
+                ));
+            }
+            if let Some(v) = b.velocity {
+                let shown = crate::geometry::arr(rotate_quarter(v2(v), display_turns));
+                if !(v[0].is_finite() && v[1].is_finite()) {
+                    out.push(problem(
+                        format!("{at}.velocity"),
+                        format!("= {} must be finite [m/s]", fmt_v(shown)),
+                    ));
+                    continue;
+                }
+                // Side frame: y is the inward normal.
+                let inward = v[1];
+                let across = match direction {
+                    Direction::Entry => inward,
+                    Direction::Exit => -inward,
+                };
+                if across <= 0.0 {
+                    let want = match direction {
+                        Direction::Entry => "an entry's velocity must point into the patch",
+                        Direction::Exit => "an exit's velocity must point out of the patch",
+                    };
+                    out.push(problem(
+                        format!("{at}.velocity"),
+                        format!("= {} does not cross the side: {want}", fmt_v(shown)),
+                    ));
+                } else if across < MIN_NORMAL_SPEED {
+                    out.push(problem(
+                        format!("{at}.velocity"),
+                        format!(
+                            "= {} crosses the side at only {across:.3} m/s; at least {MIN_NORMAL_SPEED} m/s is needed to clear the seam",
+                            fmt_v(shown)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Checks a pattern file's content (see [`validate_pattern_in`]; velocities in
+/// the side frame).
+pub fn validate_pattern(pattern: &Pattern, prefix: &str) -> Vec<Problem> {
+    validate_pattern_in(pattern, prefix, 0)
+}
+
+/// Checks a resolved patch and returns every problem found: parameter limits,
+/// each side's points, parity, obstacles (inside A, valid, not covering a
+/// crossing), endogenous waypoints, solver options, and pairs of boundary
+/// points too close in space and time for any two paths to stay 2r apart.
+pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let (l, pi, r, u) = (
+        patch.size,
+        patch.period,
+        patch.agent_radius,
+        patch.comfort_speed,
+    );
+    let mut params_ok = true;
+    if !(l.is_finite() && l > 0.0) {
+        out.push(problem(
+            "size",
+            format!("= {l} must be a finite number > 0 [m]"),
+        ));
+        params_ok = false;
+    }
+    if !(pi.is_finite() && pi > 0.0) {
+        out.push(problem(
+            "period",
+            format!("= {pi} must be a finite number > 0 [s]"),
+        ));
+        params_ok = false;
+    }
+    if !(r.is_finite() && r > 0.0 && (!l.is_finite() || r < l / 4.0)) {
+        out.push(problem(
+            "agent_radius",
+            format!("= {r} must be in (0, L/4) = (0, {}) [m]", l / 4.0),
+        ));
+        params_ok = false;
+    }
+    if !(u.is_finite() && u > 0.0) {
+        out.push(problem(
+            "comfort_speed",
+            format!("= {u} must be a finite number > 0 [m/s]"),
+        ));
+        params_ok = false;
+    }
+    out.extend(validate_solver(patch));
+    if !params_ok {
+        // Everything below depends on sane parameters.
+        return out;
+    }
+
+    for side in Side::ALL {
+        let prefix = match &patch.pattern_sources[side] {
+            Some(_) => format!("sides.{}.pattern: ", side.name()),
+            None => format!("sides.{}.", side.name()),
+        };
+        let turns = if patch.pattern_sources[side].is_some() {
+            0
+        } else {
+            side.index() as i32
+        };
+        let mut p = patch.sides[side].clone();
+        p.length = l;
+        p.period = pi;
+        out.extend(validate_pattern_in(&p, &prefix, turns));
+    }
+
+    let entries: usize = Side::ALL
+        .iter()
+        .map(|s| patch.sides[*s].entries.len())
+        .sum();
+    let exits: usize = Side::ALL.iter().map(|s| patch.sides[*s].exits.len()).sum();
+    if entries != exits {
+        out.push(problem(
+            "sides",
+            format!(
+                "break parity: {entries} entries but {exits} exits over the four sides (every agent that comes in must go out; add or remove points)"
+            ),
+        ));
+    }
+
+    let obstacles_ok = validate_obstacles(patch, &mut out);
+    validate_endogenous(patch, obstacles_ok, &mut out);
+
+    // Crossing geometry needs valid points.
+    if out.iter().any(|p| p.path.starts_with("sides.")) {
+        return out;
+    }
+    let crossings = patch.crossings();
+    let depth = patch.stub_depth();
+    if obstacles_ok {
+        for (k, o) in patch.obstacles.iter().enumerate() {
+            for c in &crossings {
+                let ((a, _), (b, _)) = c.stub(depth);
+                let (_, d, _) = segment_obstacle_distance(a, b, o);
+                if d < r {
+                    out.push(problem(
+                        format!("obstacles[{k}]"),
+                        format!(
+                            "covers the crossing at {} (s = {}, t = {}): it comes {:.3} m from the agent's path there, less than r = {r} m",
+                            c.path(),
+                            c.s,
+                            c.t,
+                            d.max(0.0)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for (i, a) in crossings.iter().enumerate() {
+        for b in &crossings[i + 1..] {
+            if let Some((d, t)) = fixed_parts_distance(a, b, depth, 2.0 * r, pi)
+                && d < 2.0 * r - 1e-9
+            {
+                out.push(problem(
+                    a.path(),
+                    format!(
+                        "and {} are too close to be separable: the agents crossing there (straight for {depth} m either side of the seam) come {d:.3} m apart at t = {t:.2} s, less than 2r = {} m; move one of them in s or t",
+                        b.path(),
+                        2.0 * r
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Smallest distance `[m]` between the fixed parts (crossing stub inside the
+/// patch, ghost outside) of two boundary points over all period shifts, and
+/// when `[s]`. Stub against stub and stub against ghost count; ghost against
+/// ghost lies outside the patch and is the neighbours' business.
+pub fn fixed_parts_distance(
+    a: &Crossing,
+    b: &Crossing,
+    stub_depth: f64,
+    ghost_depth: f64,
+    period: f64,
+) -> Option<(f64, f64)> {
+    let parts = |c: &Crossing| [c.stub(stub_depth), c.ghost(ghost_depth)];
+    let (pa, pb) = (parts(a), parts(b));
+    let mut best: Option<(f64, f64)> = None;
+    for (ia, sa) in pa.iter().enumerate() {
+        for (ib, sb) in pb.iter().enumerate() {
+            if ia == 1 && ib == 1 {
+                continue;
+            }
+            for k in -2..=2 {
+                let shift = k as f64 * period;
+                let t0 = sa.0.1.max(sb.0.1 + shift);
+                let t1 = sa.1.1.min(sb.1.1 + shift);
+                if t1 < t0 {
+                    continue;
+                }
+                let va = (sa.1.0 - sa.0.0) / (sa.1.1 - sa.0.1);
+                let vb = (sb.1.0 - sb.0.0) / (sb.1.1 - sb.0.1);
+                let pa0 = sa.0.0 + va * (t0 - sa.0.1);
+                let pb0 = sb.0.0 + vb * (t0 - shift - sb.0.1);
+                let (dt, d) = closest_approach(pa0, va, pb0, vb, t1 - t0);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, (t0 + dt).rem_euclid(period)));
+                }
+            }
+        }
+    }
+    best
+}
+
+fn validate_solver(patch: &Patch) -> Vec<Problem> {
+    let s = &patch.solver;
+    let r = patch.agent_radius;
+    let mut out = Vec::new();
+    if !(1..=10_000_000).contains(&s.max_iterations) {
+        out.push(problem(
+            "solver.max_iterations",
+            format!("= {} must be in [1, 10000000]", s.max_iterations),
+        ));
+    }
+    if !(s.margin.is_finite() && s.margin >= 0.0 && s.margin < r.max(0.0)) {
+        out.push(problem(
+            "solver.margin",
+            format!("= {} must be in [0, r) = [0, {r}) [m]", s.margin),
+        ));
+    }
+    if let Some(d) = s.stub_depth
+        && !(d.is_finite() && d >= 0.01 && d <= patch.size / 4.0)
+    {
+        out.push(problem(
+            "solver.stub_depth",
+            format!("= {d} must be in [0.01, L/4] [m]"),
+        ));
+    }
+    if !(s.fast_factor.is_finite() && s.fast_factor > 1.0) {
+        out.push(problem(
+            "solver.fast_factor",
+            format!("= {} must be > 1", s.fast_factor),
+        ));
+    }
+    if !(s.slow_factor.is_finite() && (0.0..1.0).contains(&s.slow_factor)) {
+        out.push(problem(
+            "solver.slow_factor",
+            format!("= {} must be in [0, 1)", s.slow_factor),
+        ));
+    }
+    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.period)
+    {
+        out.push(problem(
+            "solver.merge_interval",
+            format!("= {} must be in [0, period) [s]", s.merge_interval),
+        ));
+    }
+    if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.period) {
+        out.push(problem(
+            "solver.tack_interval",
+            format!("= {} must be in (0, period] [s]", s.tack_interval),
+        ));
+    }
+    if let Some(d) = s.max_deviation
+        && !(d.is_finite() && d > 0.0)
+    {
+        out.push(problem(
+            "solver.max_deviation",
+            format!("= {d} must be a finite number > 0 [m]"),
+        ));
+    }
+    out
+}
+
+/// Returns whether every obstacle is well-formed (later checks need that).
+fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
+    let l = patch.size;
+    let inside = |p: [f64; 2]| p.iter().all(|c| c.is_finite() && *c >= 0.0 && *c <= l);
+    let before = out.len();
+    for (k, o) in patch.obstacles.iter().enumerate() {
+        match o {
+            Obstacle::Circle { center, radius } => {
+                let at = format!("obstacles[{k}].circle");
+                if !(radius.is_finite() && *radius > 0.0) {
+                    out.push(problem(
+                        format!("{at}.radius"),
+                        format!("= {radius} must be a finite number > 0 [m]"),
+                    ));
+                } else if !(inside([center[0] - radius, center[1] - radius])
+                    && inside([center[0] + radius, center[1] + radius]))
+                {
+                    out.push(problem(
+                        format!("{at}.center"),
+                        format!(
+                            "= {} with radius {radius} reaches outside the patch [0, {l}]² [m]",
+                            fmt_v(*center)
+                        ),
+                    ));
+                }
+            }
+            Obstacle::Polygon(vs) => {
+                let at = format!("obstacles[{k}].polygon");
+                if vs.len() < 3 {
+                    out.push(problem(
+                        at,
+                        format!("has {} vertices; a polygon needs at least 3", vs.len()),
+                    ));
+                    continue;
+                }
+                let mut ok = true;
+                for (i, v) in vs.iter().enumerate() {
+                    if !inside(*v) {
+                        out.push(problem(
+                            format!("{at}[{i}]"),
+                            format!("= {} is outside the patch [0, {l}]² [m]", fmt_v(*v)),
+                        ));
+                        ok = false;
+                    }
+                }
+                if ok && polygon_area(vs).abs() < 1e-6 {
+                    out.push(problem(
+                        at,
+                        "has no area (its vertices are collinear or repeated)",
+                    ));
+                } else if ok && polygon_self_intersects(vs) {
+                    out.push(problem(
+                        at,
+                        "crosses itself; give the vertices in order around the outline",
+                    ));
+                }
+            }
+        }
+    }
+    out.len() == before
+}
+
+fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>) {
+    let (l, pi, r) = (patch.size, patch.period, patch.agent_radius);
+    for (k, e) in patch.endogenous.iter().enumerate() {
+        let at = format!("endogenous[{k}]");
+        if e.waypoints.is_empty() {
+            out.push(problem(
+                format!("{at}.waypoints"),
+                "is empty; give at least one waypoint",
+            ));
+            continue;
+        }
+        for (i, w) in e.waypoints.iter().enumerate() {
+            let wat = format!("{at}.waypoints[{i}]");
+            let p = w.position;
+            if !p.iter().all(|c| c.is_finite() && *c >= r && *c <= l - r) {
+                out.push(problem(
+                    format!("{wat}.position"),
+                    format!("= {} must be inside the patch and at least r = {r} m from its sides, in [{r}, {}]² [m]", fmt_v(p), l - r),
+                ));
+            } else if obstacles_ok {
+                for (j, o) in patch.obstacles.iter().enumerate() {
+                    let (d, _) = crate::geometry::obstacle_signed_distance(v2(p), o);
+                    if d < r {
+                        out.push(problem(
+                            format!("{wat}.position"),
+                            format!(
+                                "= {} is {:.3} m from obstacles[{j}], less than r = {r} m",
+                                fmt_v(p),
+                                d
+                            ),
+                        ));
+                    }
+                }
+            }
+            if !w.t.is_finite() {
+                out.push(problem(
+                    format!("{wat}.t"),
+                    format!("= {} must be finite [s]", w.t),
+                ));
+            } else if i == 0 && !(0.0..pi).contains(&w.t) {
+                out.push(problem(
+                    format!("{wat}.t"),
+                    format!(
+                        "= {} is not in [0, {pi}) (the first waypoint's time) [s]",
+                        w.t
+                    ),
+                ));
+            } else if i > 0 {
+                let prev = e.waypoints[i - 1].t;
+                if w.t <= prev {
+                    out.push(problem(
+                        format!("{wat}.t"),
+                        format!(
+                            "= {} must be later than the previous waypoint's {prev} [s]",
+                            w.t
+                        ),
+                    ));
+                }
+                let first = e.waypoints[0].t;
+                if w.t >= first + pi {
+                    out.push(problem(
+                        format!("{wat}.t"),
+                        format!("= {} must be less than one period after the first waypoint ({first} + {pi}) [s]", w.t),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A one-line description of a velocity for messages.
+pub fn describe_velocity(v: Vec2) -> String {
+    fmt_v([v.x, v.y])
+}
