@@ -453,6 +453,50 @@ pub struct BakedPatch {
     pub metrics: Metrics,
 }
 
+/// How an agent appears in a baked GLB: the `extras.crowdpatch.agents[i]`
+/// record.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct AgentExtras {
+    /// Exogenous (with its boundary points) or endogenous.
+    pub kind: AgentKind,
+    /// The path's unwrapped time interval `[start, end]` `[s]`.
+    pub interval: [f64; 2],
+    /// Period index `k` of the first instance (see [`BakedAgent::instances`]).
+    pub first_instance: i64,
+    /// glTF node index of each instance, in instance order.
+    pub nodes: Vec<usize>,
+}
+
+/// The `extras.crowdpatch` object on the scene of a baked GLB: what a game
+/// needs beside the animation to play and tile the patch.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct SceneExtras {
+    /// Format version, [`FORMAT_VERSION`].
+    pub format: u32,
+    /// Name of the patch.
+    pub name: String,
+    /// Side length L `[m]`.
+    pub size: f64,
+    /// Period π `[s]`.
+    pub period: f64,
+    /// Agent radius r `[m]`.
+    pub agent_radius: f64,
+    /// Comfort speed u_cft `[m/s]`.
+    pub comfort_speed: f64,
+    /// Seed of the bake.
+    pub seed: u64,
+    /// The four baked patterns, velocities included (patch frame).
+    pub patterns: Sides<BakedPattern>,
+    /// Static obstacles (patch frame).
+    pub obstacles: Vec<Obstacle>,
+    /// One record per agent, in [`BakedPatch::agents`] order.
+    pub agents: Vec<AgentExtras>,
+    /// Quality figures of the bake.
+    pub metrics: Metrics,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
