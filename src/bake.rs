@@ -5,16 +5,13 @@
 //!
 //! Progress leaves through a [`BakeObserver`] passed in; nothing is printed.
 
-use crate::collision::{
-    CollisionOutcome, CollisionParams, Contact, Ghost, Other, ghosts, remove_collisions,
-};
+use crate::collision::{CollisionOutcome, CollisionParams, Contact, Ghost, Other, ghosts, remove_collisions};
 use crate::matching::{Pair, match_patch};
 use crate::model::{Direction, MatchingMode, Patch, SolverKind};
 use crate::smoothing::{SmoothingOutcome, SmoothingParams, smooth_agents};
 use crate::trajectory::{Agent, initial_paths};
 use crowdpatch_runtime::format::{
-    BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, PathKey, Side,
-    Sides, wrap_angle,
+    BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, PathKey, Side, Sides, wrap_angle,
 };
 use serde::Serialize;
 use std::time::Instant;
@@ -165,11 +162,7 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
     observer.stage(Stage::InitialPaths);
     let t = Instant::now();
     let (initial, initial_notes) = initial_paths(patch, &pairs);
-    notes.extend(
-        initial_notes
-            .into_iter()
-            .map(|n| format!("agent {}: {}", n.agent, n.message)),
-    );
+    notes.extend(initial_notes.into_iter().map(|n| format!("agent {}: {}", n.agent, n.message)));
     let ghosts = ghosts(patch, &initial);
     timings.initial_paths_ms = ms(t);
     if observer.cancelled() {
@@ -180,13 +173,9 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
     let t = Instant::now();
     let params = CollisionParams::from_patch(patch);
     let mut agents = initial.clone();
-    let collision = remove_collisions(
-        &mut agents,
-        &patch.obstacles,
-        &ghosts,
-        &params,
-        &mut |i, gap| observer.iteration(i, gap) && !observer.cancelled(),
-    );
+    let collision = remove_collisions(&mut agents, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
+        observer.iteration(i, gap) && !observer.cancelled()
+    });
     if collision.cancelled {
         return Err(BakeError::Cancelled);
     }
@@ -286,11 +275,7 @@ pub fn baked_agent(agent: &Agent) -> BakedAgent {
             .points
             .iter()
             .zip(hs)
-            .map(|(c, h)| PathKey {
-                t: c.t,
-                position: [c.p.x, c.p.y],
-                heading: h,
-            })
+            .map(|(c, h)| PathKey { t: c.t, position: [c.p.x, c.p.y], heading: h })
             .collect(),
     }
 }
@@ -300,11 +285,7 @@ pub fn baked_agent(agent: &Agent) -> BakedAgent {
 pub fn baked_patterns(patch: &Patch) -> Sides<BakedPattern> {
     let mut out: Sides<BakedPattern> = Sides::default();
     for c in patch.crossings() {
-        let p = BakedPoint {
-            s: c.s,
-            t: c.t,
-            velocity: [c.velocity.x, c.velocity.y],
-        };
+        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y] };
         match c.direction {
             Direction::Entry => out[c.side].entries.push(p),
             Direction::Exit => out[c.side].exits.push(p),
@@ -335,12 +316,7 @@ impl Bake {
     pub fn report(&self) -> Report {
         let entries = self.patch.crossings_of(Direction::Entry);
         let exits = self.patch.crossings_of(Direction::Exit);
-        let point = |c: &crate::model::Crossing| PointRecord {
-            side: c.side,
-            index: c.index,
-            s: c.s,
-            t: c.t,
-        };
+        let point = |c: &crate::model::Crossing| PointRecord { side: c.side, index: c.index, s: c.s, t: c.t };
         let describe = |o: Other| match o {
             Other::Agent(j) => format!("agent {j}"),
             Other::Obstacle(k) => format!("obstacles[{k}]"),
@@ -378,11 +354,7 @@ impl Bake {
                     required: c.required,
                 })
                 .collect(),
-            smoothing_reverted: self
-                .smoothing
-                .as_ref()
-                .map(|s| s.reverted.clone())
-                .unwrap_or_default(),
+            smoothing_reverted: self.smoothing.as_ref().map(|s| s.reverted.clone()).unwrap_or_default(),
             notes: self.notes.clone(),
             timings: self.timings,
         }

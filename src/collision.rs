@@ -94,12 +94,13 @@ pub fn shifts(a: &Path, b: &Path, period: f64) -> std::ops::RangeInclusive<i64> 
 }
 
 /// Closest approach of two paths over every pair of their periodic
-/// instances; `same` excludes the shift 0 (an agent against its own other
-/// instances), `skip_zero` likewise for a ghost against its own agent.
-pub fn closest_periodic(a: &Path, b: &Path, period: f64, skip_zero: bool) -> Option<Approach> {
+/// instances, `a(t)` against `b(t + kπ)`, leaving out the shift `skip` (0 for
+/// an agent against its own other instances; for a ghost against the agent
+/// crossing there, the shift at which they are one and the same).
+pub fn closest_periodic(a: &Path, b: &Path, period: f64, skip: Option<i64>) -> Option<Approach> {
     let mut best: Option<Approach> = None;
     for k in shifts(a, b, period) {
-        if k == 0 && skip_zero {
+        if Some(k) == skip {
             continue;
         }
         if let Some(ap) = closest_with_shift(a, b, k as f64 * period)
@@ -111,13 +112,14 @@ pub fn closest_periodic(a: &Path, b: &Path, period: f64, skip_zero: bool) -> Opt
     best
 }
 
-/// Total time `[s]` during which `a` and `b` (all instance pairs) are closer
-/// than `threshold`, and the number of instance pairs (shifts) that ever are.
-pub fn overlap(a: &Path, b: &Path, period: f64, skip_zero: bool, threshold: f64) -> (usize, f64) {
+/// Total time `[s]` during which `a` and `b` (all instance pairs but the
+/// shift `skip`) are closer than `threshold`, and the number of instance
+/// pairs (shifts) that ever are.
+pub fn overlap(a: &Path, b: &Path, period: f64, skip: Option<i64>, threshold: f64) -> (usize, f64) {
     let mut count = 0;
     let mut total = 0.0;
     for k in shifts(a, b, period) {
-        if k == 0 && skip_zero {
+        if Some(k) == skip {
             continue;
         }
         let shift = k as f64 * period;
@@ -172,12 +174,7 @@ pub fn closest_to_obstacle(a: &Path, o: &Obstacle) -> (f64, Vec2, f64, Vec2) {
     for w in a.points.windows(2) {
         let (u, d, dir) = segment_obstacle_distance(w[0].p, w[1].p, o);
         if d < best.2 {
-            best = (
-                w[0].t + (w[1].t - w[0].t) * u,
-                w[0].p + (w[1].p - w[0].p) * u,
-                d,
-                dir,
-            );
+            best = (w[0].t + (w[1].t - w[0].t) * u, w[0].p + (w[1].p - w[0].p) * u, d, dir);
         }
     }
     best
@@ -189,8 +186,9 @@ pub fn closest_to_obstacle(a: &Path, o: &Obstacle) -> (f64, Vec2, f64, Vec2) {
 pub struct Ghost {
     /// The boundary point it crosses.
     pub crossing: Crossing,
-    /// The agent of this patch that crosses there (skipped at shift 0).
-    pub owner: Option<usize>,
+    /// The agent of this patch that crosses there, and the shift `k` at which
+    /// `agent(t)` and `ghost(t + kπ)` are the same walker (skipped).
+    pub owner: Option<(usize, i64)>,
     /// Its path: two fixed points.
     pub path: Path,
 }
@@ -204,27 +202,18 @@ pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
         .into_iter()
         .map(|c| {
             let ((p0, t0), (p1, t1)) = c.ghost(depth);
-            let owner = agents.iter().position(|a| match c.direction {
-                Direction::Entry => a
-                    .entry
-                    .is_some_and(|e| e.side == c.side && e.index == c.index),
-                Direction::Exit => a
-                    .exit
-                    .is_some_and(|x| x.side == c.side && x.index == c.index),
+            let owner = agents.iter().enumerate().find_map(|(i, a)| {
+                let crossing_time = match c.direction {
+                    Direction::Entry => {
+                        a.entry.filter(|e| e.side == c.side && e.index == c.index).map(|_| a.path.start())
+                    }
+                    Direction::Exit => a.exit.filter(|x| x.side == c.side && x.index == c.index).map(|_| a.path.end()),
+                }?;
+                // agent(T) is the ghost at c.t: T + kπ = c.t.
+                Some((i, ((c.t - crossing_time) / patch.period).round() as i64))
             });
-            let fixed = |p, t| ControlPoint {
-                p,
-                t,
-                kind: PointKind::Boundary,
-            };
-            Ghost {
-                crossing: c,
-                owner,
-                path: Path {
-                    points: vec![fixed(p0, t0), fixed(p1, t1)],
-                    looped: false,
-                },
-            }
+            let fixed = |p, t| ControlPoint { p, t, kind: PointKind::Boundary };
+            Ghost { crossing: c, owner, path: Path { points: vec![fixed(p0, t0), fixed(p1, t1)], looped: false } }
         })
         .collect()
 }
@@ -255,6 +244,11 @@ pub struct Contact {
     pub distance: f64,
     /// Distance needed: 2r, or r to an obstacle `[m]`.
     pub required: f64,
+    /// Unwrapped time on the agent's own path `[s]`.
+    pub agent_time: f64,
+    /// Unwrapped time on the other agent's own path `[s]` (equal to
+    /// `agent_time` for fixed movers).
+    pub other_time: f64,
 }
 
 /// Parameters of collision removal.
@@ -339,8 +333,12 @@ impl<'a> DistanceMatrix<'a> {
     }
 
     fn agent_cell(&self, a: &Path, b: &Path, same: bool) -> Option<Cell> {
+        if same && a.looped {
+            // A loop has one instance at any time (its ends meet, nothing else).
+            return None;
+        }
         let target = 2.0 * self.params.radius + self.params.margin;
-        closest_periodic(a, b, self.params.period, same).map(|ap| Cell {
+        closest_periodic(a, b, self.params.period, same.then_some(0)).map(|ap| Cell {
             gap: ap.distance - target,
             approach: ap,
             dir: Vec2::zeros(),
@@ -360,25 +358,18 @@ impl<'a> DistanceMatrix<'a> {
             let (t, p, d, dir) = closest_to_obstacle(paths[i], o);
             self.fixed[i][k] = Some(Cell {
                 gap: d - (r + margin),
-                approach: Approach {
-                    distance: d,
-                    t_a: t,
-                    t_b: t,
-                    p_a: p,
-                    p_b: p - dir * d,
-                },
+                approach: Approach { distance: d, t_a: t, t_b: t, p_a: p, p_b: p - dir * d },
                 dir,
             });
         }
         let off = self.obstacles.len();
         for (g, ghost) in self.ghosts.iter().enumerate() {
-            let skip = ghost.owner == Some(i);
-            self.fixed[i][off + g] =
-                closest_periodic(paths[i], &ghost.path, self.params.period, skip).map(|ap| Cell {
-                    gap: ap.distance - (2.0 * r + margin),
-                    approach: ap,
-                    dir: Vec2::zeros(),
-                });
+            let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
+            self.fixed[i][off + g] = closest_periodic(paths[i], &ghost.path, self.params.period, skip).map(|ap| Cell {
+                gap: ap.distance - (2.0 * r + margin),
+                approach: ap,
+                dir: Vec2::zeros(),
+            });
         }
     }
 
@@ -405,11 +396,7 @@ impl<'a> DistanceMatrix<'a> {
                 if let Some(c) = c
                     && best.is_none_or(|b| c.gap < b.2.gap)
                 {
-                    let other = if k < off {
-                        Other::Obstacle(k)
-                    } else {
-                        Other::Ghost(k - off)
-                    };
+                    let other = if k < off { Other::Obstacle(k) } else { Other::Ghost(k - off) };
                     best = Some((i, other, *c));
                 }
             }
@@ -440,6 +427,8 @@ impl<'a> DistanceMatrix<'a> {
                         position: c.approach.p_a,
                         distance: c.approach.distance,
                         required: 2.0 * r,
+                        agent_time: c.approach.t_a,
+                        other_time: c.approach.t_b,
                     });
                 }
             }
@@ -448,11 +437,8 @@ impl<'a> DistanceMatrix<'a> {
         for (i, row) in self.fixed.iter().enumerate() {
             for (k, c) in row.iter().enumerate() {
                 let Some(c) = c else { continue };
-                let (other, required) = if k < off {
-                    (Other::Obstacle(k), r)
-                } else {
-                    (Other::Ghost(k - off), 2.0 * r)
-                };
+                let (other, required) =
+                    if k < off { (Other::Obstacle(k), r) } else { (Other::Ghost(k - off), 2.0 * r) };
                 if c.approach.distance < required {
                     out.push(Contact {
                         agent: i,
@@ -461,6 +447,8 @@ impl<'a> DistanceMatrix<'a> {
                         position: c.approach.p_a,
                         distance: c.approach.distance,
                         required,
+                        agent_time: c.approach.t_a,
+                        other_time: c.approach.t_b,
                     });
                 }
             }
@@ -471,16 +459,7 @@ impl<'a> DistanceMatrix<'a> {
 
 fn flip(c: Cell) -> Cell {
     let a = c.approach;
-    Cell {
-        approach: Approach {
-            distance: a.distance,
-            t_a: a.t_b,
-            t_b: a.t_a,
-            p_a: a.p_b,
-            p_b: a.p_a,
-        },
-        ..c
-    }
+    Cell { approach: Approach { distance: a.distance, t_a: a.t_b, t_b: a.t_a, p_a: a.p_b, p_b: a.p_a }, ..c }
 }
 
 /// Outcome of collision removal.
@@ -533,47 +512,26 @@ pub fn remove_collisions(
                 let mut dp = ap.p_a - ap.p_b;
                 if dp.norm() < 1e-9 {
                     // Exactly on top of each other: push across the relative motion.
-                    let va = agents[i]
-                        .path
-                        .segment_velocity(agents[i].path.segment_at(ap.t_a));
-                    let vb = agents[j]
-                        .path
-                        .segment_velocity(agents[j].path.segment_at(ap.t_b));
+                    let va = agents[i].path.segment_velocity(agents[i].path.segment_at(ap.t_a));
+                    let vb = agents[j].path.segment_velocity(agents[j].path.segment_at(ap.t_b));
                     let rel = va - vb;
                     dp = if rel.norm() > 1e-9 {
                         Vec2::new(-rel.y, rel.x)
                     } else {
-                        rotate(
-                            Vec2::new(1.0, 0.0),
-                            rng.random_range(0.0..std::f64::consts::TAU),
-                        )
+                        rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
                     };
                 }
                 let dir = dp.normalize();
                 let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
-                let (mut wi, mut wj) = if ui + uj > 1e-9 {
-                    (uj / (ui + uj), ui / (ui + uj))
-                } else {
-                    (0.5, 0.5)
-                };
+                let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
                 let phi_i = rng.random_range(-0.5..=0.5);
                 let phi_j = rng.random_range(-0.5..=0.5);
                 // Control points at the closest approach (eq. 7 moves them).
-                let ki = agents[i]
-                    .path
-                    .movable_point_at(ap.t_a, params.merge_interval);
-                let kj = agents[j]
-                    .path
-                    .movable_point_at(ap.t_b, params.merge_interval);
+                let ki = agents[i].path.movable_point_at(ap.t_a, params.merge_interval);
+                let kj = agents[j].path.movable_point_at(ap.t_b, params.merge_interval);
                 // Same agent, two instances: inserting the second point may
                 // have shifted the first one's index; look it up again.
-                let ki = if i == j {
-                    agents[i]
-                        .path
-                        .movable_point_at(ap.t_a, params.merge_interval)
-                } else {
-                    ki
-                };
+                let ki = if i == j { agents[i].path.movable_point_at(ap.t_a, params.merge_interval) } else { ki };
                 if !paper {
                     // One side cannot move: the other takes the whole push.
                     match (ki, kj) {
@@ -614,23 +572,13 @@ pub fn remove_collisions(
                         if dp.norm() > 1e-9 {
                             dp.normalize()
                         } else {
-                            rotate(
-                                Vec2::new(1.0, 0.0),
-                                rng.random_range(0.0..std::f64::consts::TAU),
-                            )
+                            rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
                         }
                     }
                 };
                 let phi = rng.random_range(-0.5..=0.5);
-                if let Some(k) = agents[i]
-                    .path
-                    .movable_point_at(ap.t_a, params.merge_interval)
-                {
-                    let push = if paper {
-                        theta
-                    } else {
-                        (-cell.gap).max(0.0) + 0.5 * theta
-                    };
+                if let Some(k) = agents[i].path.movable_point_at(ap.t_a, params.merge_interval) {
+                    let push = if paper { theta } else { (-cell.gap).max(0.0) + 0.5 * theta };
                     let p = agents[i].path.points[k].p + rotate(dir, phi) * push;
                     if inside(p) {
                         agents[i].path.set_position(k, p);
@@ -644,12 +592,7 @@ pub fn remove_collisions(
         }
     }
     let remaining = matrix.contacts();
-    CollisionOutcome {
-        iterations,
-        converged: remaining.is_empty(),
-        remaining,
-        cancelled,
-    }
+    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled }
 }
 
 /// Every contact between `agents` and the fixed movers, from scratch.
@@ -668,13 +611,7 @@ mod tests {
     use super::*;
 
     fn path(points: &[(f64, f64, f64)]) -> Path {
-        Path {
-            points: points
-                .iter()
-                .map(|&(x, y, t)| ControlPoint::free(Vec2::new(x, y), t))
-                .collect(),
-            looped: false,
-        }
+        Path { points: points.iter().map(|&(x, y, t)| ControlPoint::free(Vec2::new(x, y), t)).collect(), looped: false }
     }
 
     /// Minimum distance by sampling every 1 ms over all shifts.
@@ -685,10 +622,7 @@ mod tests {
                 continue;
             }
             let shift = k as f64 * period;
-            let (t0, t1) = (
-                a.start().max(b.start() - shift),
-                a.end().min(b.end() - shift),
-            );
+            let (t0, t1) = (a.start().max(b.start() - shift), a.end().min(b.end() - shift));
             if t1 < t0 {
                 continue;
             }
@@ -703,19 +637,9 @@ mod tests {
 
     #[test]
     fn closest_periodic_matches_sampling() {
-        let a = path(&[
-            (0.0, 0.0, 1.0),
-            (5.0, 3.0, 4.0),
-            (9.0, 3.5, 8.0),
-            (16.0, 4.0, 13.0),
-        ]);
+        let a = path(&[(0.0, 0.0, 1.0), (5.0, 3.0, 4.0), (9.0, 3.5, 8.0), (16.0, 4.0, 13.0)]);
         let b = path(&[(8.0, 0.0, 6.0), (7.0, 8.0, 9.0), (6.5, 16.0, 15.0)]);
-        for (x, y, skip) in [
-            (&a, &b, false),
-            (&a, &a, true),
-            (&b, &b, true),
-            (&b, &a, false),
-        ] {
+        for (x, y, skip) in [(&a, &b, false), (&a, &a, true), (&b, &b, true), (&b, &a, false)] {
             let exact = closest_periodic(x, y, 10.0, skip).map_or(f64::INFINITY, |ap| ap.distance);
             let s = sampled(x, y, 10.0, skip);
             if s.is_infinite() {
@@ -725,7 +649,7 @@ mod tests {
             assert!(exact <= s + 1e-9 && s - exact < 1e-2, "{exact} vs {s}");
         }
         // The approach's points are where the paths are at those times.
-        let ap = closest_periodic(&a, &b, 10.0, false).unwrap();
+        let ap = closest_periodic(&a, &b, 10.0, None).unwrap();
         assert!((a.position(ap.t_a) - ap.p_a).norm() < 1e-9);
         assert!((b.position(ap.t_b) - ap.p_b).norm() < 1e-9);
         assert!(((ap.t_b - ap.t_a) / 10.0 - ((ap.t_b - ap.t_a) / 10.0).round()).abs() < 1e-9);
@@ -737,7 +661,7 @@ mod tests {
         // than 0.6 m while |2(t − 5)|² + 0.04 < 0.36 ⇔ |t − 5| < √0.08.
         let a = path(&[(0.0, 0.0, 0.0), (10.0, 0.0, 10.0)]);
         let b = path(&[(10.0, 0.2, 0.0), (0.0, 0.2, 10.0)]);
-        let (count, time) = overlap(&a, &b, 100.0, false, 0.6);
+        let (count, time) = overlap(&a, &b, 100.0, None, 0.6);
         assert_eq!(count, 1);
         assert!((time - 2.0 * 0.08f64.sqrt()).abs() < 1e-9, "{time}");
     }

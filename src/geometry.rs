@@ -54,25 +54,14 @@ pub fn closest_approach(p1: Vec2, v1: Vec2, p2: Vec2, v2: Vec2, duration: f64) -
     let w = p1 - p2;
     let dv = v1 - v2;
     let dv2 = dv.norm_squared();
-    let t = if dv2 > 0.0 {
-        (-w.dot(&dv) / dv2).clamp(0.0, duration)
-    } else {
-        0.0
-    };
+    let t = if dv2 > 0.0 { (-w.dot(&dv) / dv2).clamp(0.0, duration) } else { 0.0 };
     (t, (w + dv * t).norm())
 }
 
 /// The sub-interval of `[0, duration]` during which two points in linear
 /// motion are closer than `threshold` `[m]`, if any (the roots of
 /// `|w + Δv t|² = θ²`). Returns `(start, end)` offsets `[s]`.
-pub fn closer_than(
-    p1: Vec2,
-    v1: Vec2,
-    p2: Vec2,
-    v2: Vec2,
-    duration: f64,
-    threshold: f64,
-) -> Option<(f64, f64)> {
+pub fn closer_than(p1: Vec2, v1: Vec2, p2: Vec2, v2: Vec2, duration: f64, threshold: f64) -> Option<(f64, f64)> {
     let w = p1 - p2;
     let dv = v1 - v2;
     let a = dv.norm_squared();
@@ -96,11 +85,7 @@ pub fn closer_than(
 pub fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> (f64, Vec2) {
     let ab = b - a;
     let l2 = ab.norm_squared();
-    let u = if l2 > 0.0 {
-        ((p - a).dot(&ab) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
+    let u = if l2 > 0.0 { ((p - a).dot(&ab) / l2).clamp(0.0, 1.0) } else { 0.0 };
     (u, a + ab * u)
 }
 
@@ -112,15 +97,8 @@ pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
     fn on_segment(p: Vec2, q: Vec2, r: Vec2) -> bool {
         r.x >= p.x.min(q.x) && r.x <= p.x.max(q.x) && r.y >= p.y.min(q.y) && r.y <= p.y.max(q.y)
     }
-    let (o1, o2, o3, o4) = (
-        orient(a, b, c),
-        orient(a, b, d),
-        orient(c, d, a),
-        orient(c, d, b),
-    );
-    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0))
-        && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0))
-    {
+    let (o1, o2, o3, o4) = (orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b));
+    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0)) && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0)) {
         return true;
     }
     (o1 == 0.0 && on_segment(a, b, c))
@@ -153,11 +131,7 @@ pub fn obstacle_signed_distance(p: Vec2, obstacle: &Obstacle) -> (f64, Vec2) {
         Obstacle::Circle { center, radius } => {
             let d = p - v2(*center);
             let n = d.norm();
-            let dir = if n > 1e-12 {
-                d / n
-            } else {
-                Vec2::new(1.0, 0.0)
-            };
+            let dir = if n > 1e-12 { d / n } else { Vec2::new(1.0, 0.0) };
             (n - radius, dir)
         }
         Obstacle::Polygon(poly) => {
@@ -178,11 +152,7 @@ pub fn obstacle_signed_distance(p: Vec2, obstacle: &Obstacle) -> (f64, Vec2) {
                 let c = poly.iter().fold(Vec2::zeros(), |s, v| s + v2(*v)) / poly.len() as f64;
                 dir = p - c;
             }
-            let dir = if dir.norm() > 1e-12 {
-                dir.normalize()
-            } else {
-                Vec2::new(1.0, 0.0)
-            };
+            let dir = if dir.norm() > 1e-12 { dir.normalize() } else { Vec2::new(1.0, 0.0) };
             (if inside { -best } else { best }, dir)
         }
     }
@@ -261,12 +231,7 @@ pub fn polygon_self_intersects(poly: &[[f64; 2]]) -> bool {
             if j == i + 1 || (i == 0 && j == n - 1) {
                 continue;
             }
-            if segments_intersect(
-                v2(poly[i]),
-                v2(poly[(i + 1) % n]),
-                v2(poly[j]),
-                v2(poly[(j + 1) % n]),
-            ) {
+            if segments_intersect(v2(poly[i]), v2(poly[(i + 1) % n]), v2(poly[j]), v2(poly[(j + 1) % n])) {
                 return true;
             }
         }
@@ -292,34 +257,10 @@ mod tests {
     #[test]
     fn closest_approach_matches_sampling() {
         let cases = [
-            (
-                Vec2::new(0.0, 0.0),
-                Vec2::new(1.0, 0.2),
-                Vec2::new(5.0, 1.0),
-                Vec2::new(-0.5, 0.0),
-                4.0,
-            ),
-            (
-                Vec2::new(1.0, 1.0),
-                Vec2::new(0.0, 0.0),
-                Vec2::new(1.0, 1.0),
-                Vec2::new(0.0, 0.0),
-                2.0,
-            ),
-            (
-                Vec2::new(0.0, 0.0),
-                Vec2::new(1.0, 0.0),
-                Vec2::new(0.0, 3.0),
-                Vec2::new(1.0, 0.0),
-                2.0,
-            ),
-            (
-                Vec2::new(0.0, 0.0),
-                Vec2::new(-1.0, 0.0),
-                Vec2::new(2.0, 0.0),
-                Vec2::new(1.0, 0.0),
-                3.0,
-            ),
+            (Vec2::new(0.0, 0.0), Vec2::new(1.0, 0.2), Vec2::new(5.0, 1.0), Vec2::new(-0.5, 0.0), 4.0),
+            (Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0), 2.0),
+            (Vec2::new(0.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 3.0), Vec2::new(1.0, 0.0), 2.0),
+            (Vec2::new(0.0, 0.0), Vec2::new(-1.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(1.0, 0.0), 3.0),
         ];
         for (p1, v1, p2, v2, dur) in cases {
             let (t, d) = closest_approach(p1, v1, p2, v2, dur);
@@ -344,17 +285,7 @@ mod tests {
         .unwrap();
         // Gap 10 − 2t < 1 ⇔ t ∈ (4.5, 5.5).
         assert!((a - 4.5).abs() < 1e-12 && (b - 5.5).abs() < 1e-12);
-        assert!(
-            closer_than(
-                Vec2::zeros(),
-                Vec2::zeros(),
-                Vec2::new(3.0, 0.0),
-                Vec2::zeros(),
-                1.0,
-                1.0
-            )
-            .is_none()
-        );
+        assert!(closer_than(Vec2::zeros(), Vec2::zeros(), Vec2::new(3.0, 0.0), Vec2::zeros(), 1.0, 1.0).is_none());
     }
 
     #[test]
@@ -364,27 +295,13 @@ mod tests {
         assert!((d - 1.0).abs() < 1e-12 && (dir - Vec2::new(1.0, 0.0)).norm() < 1e-12);
         let (d, dir) = obstacle_signed_distance(Vec2::new(1.5, 1.0), &square);
         assert!((d + 0.5).abs() < 1e-12 && (dir - Vec2::new(1.0, 0.0)).norm() < 1e-12);
-        let (u, d, _) =
-            segment_obstacle_distance(Vec2::new(-1.0, 3.0), Vec2::new(3.0, 3.0), &square);
+        let (u, d, _) = segment_obstacle_distance(Vec2::new(-1.0, 3.0), Vec2::new(3.0, 3.0), &square);
         assert!((d - 1.0).abs() < 1e-12 && (0.25..=0.75).contains(&u));
-        let (_, d, _) =
-            segment_obstacle_distance(Vec2::new(-1.0, 1.0), Vec2::new(3.0, 1.0), &square);
+        let (_, d, _) = segment_obstacle_distance(Vec2::new(-1.0, 1.0), Vec2::new(3.0, 1.0), &square);
         assert!((d + 1.0).abs() < 0.03, "{d}");
-        assert!(!polygon_self_intersects(&[
-            [0.0, 0.0],
-            [2.0, 0.0],
-            [2.0, 2.0],
-            [0.0, 2.0]
-        ]));
-        assert!(polygon_self_intersects(&[
-            [0.0, 0.0],
-            [2.0, 2.0],
-            [2.0, 0.0],
-            [0.0, 2.0]
-        ]));
-        assert!(
-            (polygon_area(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]]) - 4.0).abs() < 1e-12
-        );
+        assert!(!polygon_self_intersects(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]]));
+        assert!(polygon_self_intersects(&[[0.0, 0.0], [2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]));
+        assert!((polygon_area(&[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]]) - 4.0).abs() < 1e-12);
     }
 
     #[test]

@@ -26,11 +26,7 @@ pub struct Pair {
 /// Time from entry to exit `[s]` as the seed paper defines it for matching:
 /// `t₂ − t₁` if `t₂ > t₁`, else `π + t₂ − t₁` (so in `(0, π]`).
 pub fn matching_duration(t_entry: f64, t_exit: f64, period: f64) -> f64 {
-    if t_exit > t_entry {
-        t_exit - t_entry
-    } else {
-        period + t_exit - t_entry
-    }
+    if t_exit > t_entry { t_exit - t_entry } else { period + t_exit - t_entry }
 }
 
 /// Side penalty of eq. 4: 0 opposite, 2 neighbouring, 4 same side.
@@ -64,21 +60,8 @@ pub fn preference_score(entry: &Crossing, exit: &Crossing, period: f64, comfort_
 }
 
 /// The `entries × exits` matrix of preference scores.
-pub fn score_matrix(
-    entries: &[Crossing],
-    exits: &[Crossing],
-    period: f64,
-    comfort_speed: f64,
-) -> Vec<Vec<f64>> {
-    entries
-        .iter()
-        .map(|e| {
-            exits
-                .iter()
-                .map(|x| preference_score(e, x, period, comfort_speed))
-                .collect()
-        })
-        .collect()
+pub fn score_matrix(entries: &[Crossing], exits: &[Crossing], period: f64, comfort_speed: f64) -> Vec<Vec<f64>> {
+    entries.iter().map(|e| exits.iter().map(|x| preference_score(e, x, period, comfort_speed)).collect()).collect()
 }
 
 /// Gale–Shapley stable matching with entries proposing (seed paper
@@ -101,10 +84,7 @@ pub fn stable_matching(scores: &[Vec<f64>]) -> Vec<Option<usize>> {
         })
         .collect();
     let prefers = |x: usize, e: usize, current: usize| -> bool {
-        scores[e][x]
-            .total_cmp(&scores[current][x])
-            .then(e.cmp(&current))
-            .is_lt()
+        scores[e][x].total_cmp(&scores[current][x]).then(e.cmp(&current)).is_lt()
     };
     let mut next = vec![0usize; n];
     let mut engaged_to: Vec<Option<usize>> = vec![None; m];
@@ -142,12 +122,9 @@ pub fn optimal_matching(scores: &[Vec<f64>]) -> Vec<usize> {
     if scores.is_empty() {
         return vec![];
     }
-    let weights = Matrix::from_rows(scores.iter().map(|row| {
-        row.iter()
-            .map(|s| (s * 1e9).round() as i64)
-            .collect::<Vec<_>>()
-    }))
-    .expect("score rows have equal length");
+    let weights =
+        Matrix::from_rows(scores.iter().map(|row| row.iter().map(|s| (s * 1e9).round() as i64).collect::<Vec<_>>()))
+            .expect("score rows have equal length");
     pathfinding::kuhn_munkres::kuhn_munkres_min(&weights).1
 }
 
@@ -164,17 +141,7 @@ pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
         }
         MatchingMode::Optimal => stable_matching(&scores),
     };
-    chosen
-        .iter()
-        .enumerate()
-        .filter_map(|(e, x)| {
-            x.map(|x| Pair {
-                entry: e,
-                exit: x,
-                score: scores[e][x],
-            })
-        })
-        .collect()
+    chosen.iter().enumerate().filter_map(|(e, x)| x.map(|x| Pair { entry: e, exit: x, score: scores[e][x] })).collect()
 }
 
 /// Whether `matching` (exit of each entry) is stable for `scores`: no entry
@@ -220,18 +187,12 @@ mod tests {
         let mut wife: Vec<Option<usize>> = vec![None; n];
         let mut husband: Vec<Option<usize>> = vec![None; m];
         loop {
-            let Some(man) = (0..n).find(|&i| wife[i].is_none() && proposed[i].iter().any(|p| !p))
-            else {
+            let Some(man) = (0..n).find(|&i| wife[i].is_none() && proposed[i].iter().any(|p| !p)) else {
                 break;
             };
             let w = (0..m)
                 .filter(|&j| !proposed[man][j])
-                .min_by(|&a, &b| {
-                    scores[man][a]
-                        .partial_cmp(&scores[man][b])
-                        .unwrap()
-                        .then(a.cmp(&b))
-                })
+                .min_by(|&a, &b| scores[man][a].partial_cmp(&scores[man][b]).unwrap().then(a.cmp(&b)))
                 .unwrap();
             proposed[man][w] = true;
             match husband[w] {
@@ -315,23 +276,14 @@ mod tests {
         // Opposite side at comfort speed beats a neighbouring side at comfort
         // speed, which beats the same side.
         let opp = c(Side::North, Direction::Exit, 8.0, 16.0, 2.0 + 16.0 / 1.33);
-        let nb = c(
-            Side::East,
-            Direction::Exit,
-            16.0,
-            8.0,
-            2.0 + 128f64.sqrt() / 1.33,
-        );
+        let nb = c(Side::East, Direction::Exit, 16.0, 8.0, 2.0 + 128f64.sqrt() / 1.33);
         let same = c(Side::South, Direction::Exit, 12.0, 0.0, 2.0 + 4.0 / 1.33);
         let (so, sn, ss) = (
             preference_score(&entry, &opp, 20.0, 1.33),
             preference_score(&entry, &nb, 20.0, 1.33),
             preference_score(&entry, &same, 20.0, 1.33),
         );
-        assert!(
-            so.abs() < 1e-9 && (sn - 2.0).abs() < 1e-9 && (ss - 4.0).abs() < 1e-9,
-            "{so} {sn} {ss}"
-        );
+        assert!(so.abs() < 1e-9 && (sn - 2.0).abs() < 1e-9 && (ss - 4.0).abs() < 1e-9, "{so} {sn} {ss}");
         // Wrapped Δt: exit earlier than entry means π + t₂ − t₁.
         assert_eq!(matching_duration(8.0, 3.0, 10.0), 5.0);
         assert_eq!(matching_duration(3.0, 3.0, 10.0), 10.0);

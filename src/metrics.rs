@@ -4,9 +4,7 @@
 use crate::collision::{Ghost, closest_periodic, closest_to_obstacle, overlap};
 use crate::model::{Obstacle, Patch};
 use crate::trajectory::Agent;
-use crowdpatch_runtime::format::{
-    BoundaryError, CollisionStats, Metrics, SpeedStats, TurnRateStats, wrap_angle,
-};
+use crowdpatch_runtime::format::{BoundaryError, CollisionStats, Metrics, SpeedStats, TurnRateStats, wrap_angle};
 
 /// Computes every metric of the final paths. `ghosts` give the seam
 /// clearance (pass none to skip it). Foot skate is left `None` (it needs
@@ -18,25 +16,25 @@ pub fn compute(patch: &Patch, agents: &[Agent], ghosts: &[Ghost]) -> Metrics {
     for i in 0..agents.len() {
         for j in i..agents.len() {
             let (a, b) = (&agents[i].path, &agents[j].path);
-            if let Some(ap) = closest_periodic(a, b, pi, i == j) {
+            if i == j && a.looped {
+                continue; // one instance at any time
+            }
+            if let Some(ap) = closest_periodic(a, b, pi, (i == j).then_some(0)) {
                 min_sep = Some(min_sep.map_or(ap.distance, |m: f64| m.min(ap.distance)));
                 if ap.distance < 2.0 * r {
-                    let (count, time) = overlap(a, b, pi, i == j, 2.0 * r);
+                    let (count, time) = overlap(a, b, pi, (i == j).then_some(0), 2.0 * r);
                     collisions.count += count;
                     collisions.overlap_time += time;
                 }
             }
         }
     }
-    let obstacle_clearance = min_opt(agents.iter().flat_map(|a| {
-        patch
-            .obstacles
-            .iter()
-            .map(move |o: &Obstacle| closest_to_obstacle(&a.path, o).2)
-    }));
+    let obstacle_clearance = min_opt(
+        agents.iter().flat_map(|a| patch.obstacles.iter().map(move |o: &Obstacle| closest_to_obstacle(&a.path, o).2)),
+    );
     let seam_clearance = min_opt(agents.iter().enumerate().flat_map(|(i, a)| {
         ghosts.iter().filter_map(move |g| {
-            closest_periodic(&a.path, &g.path, pi, g.owner == Some(i)).map(|ap| ap.distance)
+            closest_periodic(&a.path, &g.path, pi, g.owner.filter(|o| o.0 == i).map(|o| o.1)).map(|ap| ap.distance)
         })
     }));
     Metrics {
@@ -119,11 +117,7 @@ pub fn speed_stats(agents: &[Agent], comfort: f64) -> SpeedStats {
         return SpeedStats::default();
     }
     let mean = samples.iter().map(|s| s.0 * s.1).sum::<f64>() / total;
-    let dev = samples
-        .iter()
-        .map(|s| (s.0 - comfort).abs() * s.1)
-        .sum::<f64>()
-        / total;
+    let dev = samples.iter().map(|s| (s.0 - comfort).abs() * s.1).sum::<f64>() / total;
     let max = samples.iter().map(|s| s.0).fold(0.0, f64::max);
     SpeedStats {
         mean,
@@ -166,10 +160,7 @@ pub fn turn_rates(agents: &[Agent]) -> Vec<(f64, f64)> {
 pub fn turn_rate_stats(agents: &[Agent]) -> TurnRateStats {
     let mut rates = turn_rates(agents);
     let max = rates.iter().map(|r| r.0).fold(0.0, f64::max);
-    TurnRateStats {
-        max,
-        p95: weighted_percentile(&mut rates, 0.95),
-    }
+    TurnRateStats { max, p95: weighted_percentile(&mut rates, 0.95) }
 }
 
 /// Fraction of the 1 m cells of `[0, L]²` that some agent centre passes
@@ -207,10 +198,7 @@ mod tests {
         Agent {
             kind: AgentKind::Endogenous { index: 0 },
             path: Path {
-                points: points
-                    .iter()
-                    .map(|&(x, y, t)| ControlPoint::free(Vec2::new(x, y), t))
-                    .collect(),
+                points: points.iter().map(|&(x, y, t)| ControlPoint::free(Vec2::new(x, y), t)).collect(),
                 looped: false,
             },
             entry: None,
@@ -219,20 +207,14 @@ mod tests {
     }
 
     fn patch() -> Patch {
-        let (doc, _) =
-            crate::model::PatchDocument::from_json(r#"{"format":1,"size":4,"period":10}"#).unwrap();
+        let (doc, _) = crate::model::PatchDocument::from_json(r#"{"format":1,"size":4,"period":10}"#).unwrap();
         doc.resolve(None, std::path::Path::new(".")).unwrap()
     }
 
     #[test]
     fn hand_computed_speeds_and_turns() {
         // 2 s at 1 m/s east, then 2 s at 2 m/s north, then 1 s standing.
-        let a = agent(&[
-            (0.5, 0.5, 0.0),
-            (2.5, 0.5, 2.0),
-            (2.5, 3.5, 3.5),
-            (2.5, 3.5, 4.5),
-        ]);
+        let a = agent(&[(0.5, 0.5, 0.0), (2.5, 0.5, 2.0), (2.5, 3.5, 3.5), (2.5, 3.5, 4.5)]);
         let s = speed_stats(std::slice::from_ref(&a), 1.0);
         // Mean = (1·2 + 2·1.5 + 0·1) / 4.5.
         assert!((s.mean - 5.0 / 4.5).abs() < 1e-12);

@@ -85,13 +85,7 @@ pub struct Pattern {
 impl Pattern {
     /// An empty pattern (no points).
     pub fn empty(length: f64, period: f64) -> Pattern {
-        Pattern {
-            name: None,
-            length,
-            period,
-            entries: vec![],
-            exits: vec![],
-        }
+        Pattern { name: None, length, period, entries: vec![], exits: vec![] }
     }
 
     /// The pattern the neighbour across this side must have (seed paper eq. 3,
@@ -108,13 +102,10 @@ impl Pattern {
             velocity: b.velocity.map(|v| [-v[0], -v[1]]),
         };
         Pattern {
-            name: self
-                .name
-                .as_ref()
-                .map(|n| match n.strip_suffix(" (mirror)") {
-                    Some(base) => base.to_string(),
-                    None => format!("{n} (mirror)"),
-                }),
+            name: self.name.as_ref().map(|n| match n.strip_suffix(" (mirror)") {
+                Some(base) => base.to_string(),
+                None => format!("{n} (mirror)"),
+            }),
             length: self.length,
             period: self.period,
             entries: self.exits.iter().map(flip).collect(),
@@ -150,9 +141,7 @@ impl Pattern {
     /// Four turns give the pattern back exactly.
     pub fn rotated(&self, quarter_turns: i32) -> Pattern {
         let turn = |b: &BoundaryPoint| BoundaryPoint {
-            velocity: b
-                .velocity
-                .map(|v| crate::geometry::arr(rotate_quarter(v2(v), quarter_turns))),
+            velocity: b.velocity.map(|v| crate::geometry::arr(rotate_quarter(v2(v), quarter_turns))),
             ..*b
         };
         Pattern {
@@ -186,13 +175,7 @@ pub struct PatternFile {
 
 impl From<PatternFile> for Pattern {
     fn from(f: PatternFile) -> Pattern {
-        Pattern {
-            name: f.name,
-            length: f.length,
-            period: f.period,
-            entries: f.entries,
-            exits: f.exits,
-        }
+        Pattern { name: f.name, length: f.length, period: f.period, entries: f.entries, exits: f.exits }
     }
 }
 
@@ -467,9 +450,7 @@ impl PatchDocument {
             }
         };
         let turn_velocity = |b: &BoundaryPoint| BoundaryPoint {
-            velocity: b
-                .velocity
-                .map(|v| crate::geometry::arr(rotate_quarter(v2(v), q))),
+            velocity: b.velocity.map(|v| crate::geometry::arr(rotate_quarter(v2(v), q))),
             ..*b
         };
         let mut sides = SidesDocument::default();
@@ -489,13 +470,10 @@ impl PatchDocument {
                 .obstacles
                 .iter()
                 .map(|o| match o {
-                    Obstacle::Circle { center, radius } => Obstacle::Circle {
-                        center: turn_point(*center),
-                        radius: *radius,
-                    },
-                    Obstacle::Polygon(vs) => {
-                        Obstacle::Polygon(vs.iter().map(|v| turn_point(*v)).collect())
+                    Obstacle::Circle { center, radius } => {
+                        Obstacle::Circle { center: turn_point(*center), radius: *radius }
                     }
+                    Obstacle::Polygon(vs) => Obstacle::Polygon(vs.iter().map(|v| turn_point(*v)).collect()),
                 })
                 .collect(),
             endogenous: self
@@ -506,10 +484,7 @@ impl PatchDocument {
                     waypoints: e
                         .waypoints
                         .iter()
-                        .map(|w| Waypoint {
-                            position: turn_point(w.position),
-                            t: w.t,
-                        })
+                        .map(|w| Waypoint { position: turn_point(w.position), t: w.t })
                         .collect(),
                 })
                 .collect(),
@@ -528,18 +503,11 @@ impl PatchDocument {
     /// file and field path.
     pub fn resolve(&self, file: Option<&FsPath>, base_dir: &FsPath) -> Result<Patch, Vec<Problem>> {
         let mut problems = Vec::new();
-        let at = |path: String, message: String| Problem {
-            file: file.map(FsPath::to_path_buf),
-            path,
-            message,
-        };
+        let at = |path: String, message: String| Problem { file: file.map(FsPath::to_path_buf), path, message };
         if self.format != DOCUMENT_FORMAT {
             problems.push(at(
                 "format".into(),
-                format!(
-                    "= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})",
-                    self.format
-                ),
+                format!("= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})", self.format),
             ));
         }
         let mut sides = Sides::from_fn(|_| Pattern::empty(self.size, self.period));
@@ -570,19 +538,13 @@ impl PatchDocument {
                         if p.length != self.size {
                             problems.push(at(
                                 format!("{key}.pattern"),
-                                format!(
-                                    "{rel:?} has length {} m but the patch size is {} m",
-                                    p.length, self.size
-                                ),
+                                format!("{rel:?} has length {} m but the patch size is {} m", p.length, self.size),
                             ));
                         }
                         if p.period != self.period {
                             problems.push(at(
                                 format!("{key}.pattern"),
-                                format!(
-                                    "{rel:?} has period {} s but the patch period is {} s",
-                                    p.period, self.period
-                                ),
+                                format!("{rel:?} has period {} s but the patch period is {} s", p.period, self.period),
                             ));
                         }
                         sides[side] = p;
@@ -604,10 +566,8 @@ impl PatchDocument {
                 if let Some(l) = doc.length
                     && l != self.size
                 {
-                    problems.push(at(
-                        format!("{key}.length"),
-                        format!("= {l} differs from the patch size {}", self.size),
-                    ));
+                    problems
+                        .push(at(format!("{key}.length"), format!("= {l} differs from the patch size {}", self.size)));
                 }
                 if let Some(p) = doc.period
                     && p != self.period
@@ -645,11 +605,7 @@ impl PatchDocument {
             p.file = file.map(FsPath::to_path_buf);
             problems.push(p);
         }
-        if problems.is_empty() {
-            Ok(patch)
-        } else {
-            Err(problems)
-        }
+        if problems.is_empty() { Ok(patch) } else { Err(problems) }
     }
 }
 
@@ -702,12 +658,7 @@ pub struct Crossing {
 impl Crossing {
     /// Document path of the point, e.g. `sides.east.entries[3]`.
     pub fn path(&self) -> String {
-        format!(
-            "sides.{}.{}[{}]",
-            self.side.name(),
-            self.direction.field(),
-            self.index
-        )
+        format!("sides.{}.{}[{}]", self.side.name(), self.direction.field(), self.index)
     }
 
     /// Speed across the side `[m/s]`: the inward component of the velocity
@@ -732,14 +683,8 @@ impl Crossing {
     pub fn stub(&self, depth: f64) -> ((Vec2, f64), (Vec2, f64)) {
         let tau = self.time_to_depth(depth);
         match self.direction {
-            Direction::Entry => (
-                (self.position, self.t),
-                (self.position + self.velocity * tau, self.t + tau),
-            ),
-            Direction::Exit => (
-                (self.position - self.velocity * tau, self.t - tau),
-                (self.position, self.t),
-            ),
+            Direction::Entry => ((self.position, self.t), (self.position + self.velocity * tau, self.t + tau)),
+            Direction::Exit => ((self.position - self.velocity * tau, self.t - tau), (self.position, self.t)),
         }
     }
 
@@ -749,14 +694,8 @@ impl Crossing {
     pub fn ghost(&self, depth: f64) -> ((Vec2, f64), (Vec2, f64)) {
         let tau = self.time_to_depth(depth);
         match self.direction {
-            Direction::Entry => (
-                (self.position - self.velocity * tau, self.t - tau),
-                (self.position, self.t),
-            ),
-            Direction::Exit => (
-                (self.position, self.t),
-                (self.position + self.velocity * tau, self.t + tau),
-            ),
+            Direction::Entry => ((self.position - self.velocity * tau, self.t - tau), (self.position, self.t)),
+            Direction::Exit => ((self.position, self.t), (self.position + self.velocity * tau, self.t + tau)),
         }
     }
 }
@@ -783,19 +722,10 @@ impl Patch {
 
     /// The boundary points of one direction, in [`Patch::crossings`] order.
     pub fn crossings_of(&self, direction: Direction) -> Vec<Crossing> {
-        self.crossings()
-            .into_iter()
-            .filter(|c| c.direction == direction)
-            .collect()
+        self.crossings().into_iter().filter(|c| c.direction == direction).collect()
     }
 
-    fn crossing(
-        &self,
-        side: Side,
-        direction: Direction,
-        index: usize,
-        b: &BoundaryPoint,
-    ) -> Crossing {
+    fn crossing(&self, side: Side, direction: Direction, index: usize, b: &BoundaryPoint) -> Crossing {
         let default = match direction {
             Direction::Entry => Vec2::new(0.0, self.comfort_speed),
             Direction::Exit => Vec2::new(0.0, -self.comfort_speed),
@@ -829,11 +759,7 @@ impl std::fmt::Display for Problem {
         if let Some(file) = &self.file {
             write!(f, "{}: ", file.display())?;
         }
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{} {}", self.path, self.message)
-        }
+        if self.path.is_empty() { write!(f, "{}", self.message) } else { write!(f, "{} {}", self.path, self.message) }
     }
 }
 
@@ -906,26 +832,19 @@ pub fn load_patch(path: &FsPath) -> Result<Patch, LoadError> {
 /// # Errors
 /// Unreadable file or malformed JSON.
 pub fn read_patch_document(path: &FsPath) -> Result<(PatchDocument, Vec<Problem>), LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
     let with_file = |mut p: Problem| {
         p.file = Some(path.to_path_buf());
         p
     };
-    let (doc, unknown) = PatchDocument::from_json(&text).map_err(|p| LoadError::Invalid {
-        problems: vec![with_file(p)],
-    })?;
+    let (doc, unknown) =
+        PatchDocument::from_json(&text).map_err(|p| LoadError::Invalid { problems: vec![with_file(p)] })?;
     Ok((doc, unknown.into_iter().map(with_file).collect()))
 }
 
 /// The file name without its `.patch.json` / `.pattern.json` / `.json` suffix.
 pub fn file_stem(path: &FsPath) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     for suffix in [".patch.json", ".pattern.json", ".json"] {
         if let Some(stem) = name.strip_suffix(suffix) {
             return stem.to_string();
@@ -939,35 +858,23 @@ pub fn file_stem(path: &FsPath) -> String {
 /// # Errors
 /// As [`load_patch`].
 pub fn load_pattern(path: &FsPath) -> Result<Pattern, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
     let with_file = |mut p: Problem| {
         p.file = Some(path.to_path_buf());
         p
     };
     let (file, unknown): (PatternFile, Vec<Problem>) =
-        parse_json(&text).map_err(|p| LoadError::Invalid {
-            problems: vec![with_file(p)],
-        })?;
+        parse_json(&text).map_err(|p| LoadError::Invalid { problems: vec![with_file(p)] })?;
     let mut problems: Vec<Problem> = unknown.into_iter().map(with_file).collect();
     if file.format != DOCUMENT_FORMAT {
         problems.push(with_file(Problem {
             file: None,
             path: "format".into(),
-            message: format!(
-                "= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})",
-                file.format
-            ),
+            message: format!("= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})", file.format),
         }));
     }
     let mut pattern = Pattern::from(file);
-    problems.extend(
-        crate::validate::validate_pattern(&pattern, "")
-            .into_iter()
-            .map(with_file),
-    );
+    problems.extend(crate::validate::validate_pattern(&pattern, "").into_iter().map(with_file));
     if problems.is_empty() {
         if pattern.name.is_none() {
             pattern.name = Some(file_stem(path));
@@ -983,9 +890,7 @@ pub fn load_pattern(path: &FsPath) -> Result<Pattern, LoadError> {
 /// # Errors
 /// I/O errors, with the file named.
 pub fn save_pattern(pattern: &Pattern, path: &FsPath) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(&PatternFile::from(pattern))
-        .expect("a pattern always serialises")
-        + "\n";
+    let text = serde_json::to_string_pretty(&PatternFile::from(pattern)).expect("a pattern always serialises") + "\n";
     crate::io::write_atomic(path, text.as_bytes())
 }
 
@@ -1009,11 +914,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<(T, Vec<Prob
             let path = format_track_path(&track.path());
             let msg = e.to_string();
             // serde_json appends " at line L column C"; keep it, it helps.
-            return Err(Problem {
-                file: None,
-                path,
-                message: msg,
-            });
+            return Err(Problem { file: None, path, message: msg });
         }
     };
     let problems = unknown
@@ -1021,8 +922,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<(T, Vec<Prob
         .map(|path| Problem {
             file: None,
             path,
-            message: "is not a known field (check its spelling; unknown fields are an error)"
-                .into(),
+            message: "is not a known field (check its spelling; unknown fields are an error)".into(),
         })
         .collect();
     Ok((value, problems))
@@ -1034,8 +934,7 @@ fn format_track_path(path: &serde_path_to_error::Path) -> String {
     for seg in path.iter() {
         match seg {
             serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            serde_path_to_error::Segment::Map { key }
-            | serde_path_to_error::Segment::Enum { variant: key } => {
+            serde_path_to_error::Segment::Map { key } | serde_path_to_error::Segment::Enum { variant: key } => {
                 if !out.is_empty() {
                     out.push('.');
                 }
@@ -1055,15 +954,9 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
         P::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
         P::Map { parent, key } => {
             let p = ignored_path(parent);
-            if p.is_empty() {
-                key.clone()
-            } else {
-                format!("{p}.{key}")
-            }
+            if p.is_empty() { key.clone() } else { format!("{p}.{key}") }
         }
-        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
-            ignored_path(parent)
-        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => ignored_path(parent),
     }
 }
 
@@ -1086,8 +979,7 @@ mod tests {
 
     #[test]
     fn malformed_values_name_their_path() {
-        let text =
-            r#"{"format":1,"size":16,"period":10,"sides":{"east":{"entries":[{"s":1,"t":"x"}]}}}"#;
+        let text = r#"{"format":1,"size":16,"period":10,"sides":{"east":{"entries":[{"s":1,"t":"x"}]}}}"#;
         let p = PatchDocument::from_json(text).unwrap_err();
         assert_eq!(p.path, "sides.east.entries[0].t");
     }

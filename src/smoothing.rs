@@ -41,10 +41,7 @@ impl Spline {
         let n = t.len();
         assert!(n >= 2 && p.len() == n, "a spline needs two knots or more");
         let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(
-            h.iter().all(|h| *h > 0.0),
-            "spline knots must increase in time"
-        );
+        assert!(h.iter().all(|h| *h > 0.0), "spline knots must increase in time");
         let mut a = DMatrix::<f64>::zeros(n, n);
         let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
         for i in 0..n {
@@ -60,29 +57,15 @@ impl Spline {
         for (c, r) in rhs.iter_mut().enumerate() {
             let y: Vec<f64> = p.iter().map(|q| q[c]).collect();
             for i in 0..n {
-                let right = if i + 1 < n {
-                    (y[i + 1] - y[i]) / h[i]
-                } else {
-                    v1[c]
-                };
-                let left = if i > 0 {
-                    (y[i] - y[i - 1]) / h[i - 1]
-                } else {
-                    v0[c]
-                };
+                let right = if i + 1 < n { (y[i + 1] - y[i]) / h[i] } else { v1[c] };
+                let left = if i > 0 { (y[i] - y[i - 1]) / h[i - 1] } else { v0[c] };
                 r[i] = 6.0 * (right - left);
             }
         }
-        let chol = a
-            .cholesky()
-            .expect("the clamped spline system is positive definite");
+        let chol = a.cholesky().expect("the clamped spline system is positive definite");
         let mx = chol.solve(&rhs[0]);
         let my = chol.solve(&rhs[1]);
-        Spline {
-            t: t.to_vec(),
-            p: p.to_vec(),
-            m: (0..n).map(|i| Vec2::new(mx[i], my[i])).collect(),
-        }
+        Spline { t: t.to_vec(), p: p.to_vec(), m: (0..n).map(|i| Vec2::new(mx[i], my[i])).collect() }
     }
 
     /// Periodic cubic spline through `(t, p)` where the last knot repeats the
@@ -95,10 +78,7 @@ impl Spline {
         let n = t.len() - 1; // distinct knots
         assert!(n >= 2, "a periodic spline needs three knots or more");
         let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(
-            h.iter().all(|h| *h > 0.0),
-            "spline knots must increase in time"
-        );
+        assert!(h.iter().all(|h| *h > 0.0), "spline knots must increase in time");
         let mut a = DMatrix::<f64>::zeros(n, n);
         let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
         for i in 0..n {
@@ -113,18 +93,12 @@ impl Spline {
                 r[i] = 6.0 * ((y(i + 1) - y(i)) / hi - (y(i) - yp) / hp);
             }
         }
-        let chol = a
-            .cholesky()
-            .expect("the periodic spline system is positive definite");
+        let chol = a.cholesky().expect("the periodic spline system is positive definite");
         let mx = chol.solve(&rhs[0]);
         let my = chol.solve(&rhs[1]);
         let mut m: Vec<Vec2> = (0..n).map(|i| Vec2::new(mx[i], my[i])).collect();
         m.push(m[0]);
-        Spline {
-            t: t.to_vec(),
-            p: p.to_vec(),
-            m,
-        }
+        Spline { t: t.to_vec(), p: p.to_vec(), m }
     }
 
     fn interval(&self, t: f64) -> usize {
@@ -180,14 +154,8 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
     let (head, tail) = if path.looped {
         (0, n - 1)
     } else {
-        let head = pts
-            .iter()
-            .position(|c| c.kind == PointKind::Stub)
-            .unwrap_or(0);
-        let tail = pts
-            .iter()
-            .rposition(|c| c.kind == PointKind::Stub)
-            .unwrap_or(n - 1);
+        let head = pts.iter().position(|c| c.kind == PointKind::Stub).unwrap_or(0);
+        let tail = pts.iter().rposition(|c| c.kind == PointKind::Stub).unwrap_or(n - 1);
         (head, tail)
     };
     if tail <= head + 1 && !path.looped {
@@ -196,15 +164,7 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
     let (ta, tb) = (pts[head].t, pts[tail].t);
     let span = tb - ta;
     let k = ((span / params.tack_interval).round() as usize).max(if path.looped { 3 } else { 1 });
-    let tacks_t: Vec<f64> = (0..=k)
-        .map(|i| {
-            if i == k {
-                tb
-            } else {
-                ta + span * i as f64 / k as f64
-            }
-        })
-        .collect();
+    let tacks_t: Vec<f64> = (0..=k).map(|i| if i == k { tb } else { ta + span * i as f64 / k as f64 }).collect();
     let tacks_p: Vec<Vec2> = tacks_t.iter().map(|&t| path.position(t)).collect();
     let spline = if path.looped {
         let mut p = tacks_p.clone();
@@ -212,27 +172,15 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
         Spline::periodic(&tacks_t, &p)
     } else {
         // Clamp to the stub velocities so the result is C¹ with the stubs.
-        let v0 = if head > 0 {
-            path.segment_velocity(head - 1)
-        } else {
-            path.segment_velocity(0)
-        };
-        let v1 = if tail + 1 < n {
-            path.segment_velocity(tail)
-        } else {
-            path.segment_velocity(n - 2)
-        };
+        let v0 = if head > 0 { path.segment_velocity(head - 1) } else { path.segment_velocity(0) };
+        let v1 = if tail + 1 < n { path.segment_velocity(tail) } else { path.segment_velocity(n - 2) };
         Spline::clamped(&tacks_t, &tacks_p, v0, v1)
     };
 
     // Resample by curvature.
     let (r, l) = (params.radius, params.size);
     let ok = |t: f64, p: Vec2| {
-        (p - path.position(t)).norm() <= params.max_deviation
-            && p.x >= r
-            && p.x <= l - r
-            && p.y >= r
-            && p.y <= l - r
+        (p - path.position(t)).norm() <= params.max_deviation && p.x >= r && p.x <= l - r && p.y >= r && p.y <= l - r
     };
     let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
     let steps = ((span / params.scan_step).ceil() as usize).max(2);
@@ -266,23 +214,119 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
         let last = out.len() - 1;
         out[last].p = out[0].p;
     }
-    Path {
-        points: out,
-        looped: path.looped,
-    }
+    Path { points: out, looped: path.looped }
 }
 
 /// Outcome of smoothing a set of agents.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SmoothingOutcome {
-    /// Agents whose smoothed path was rejected (it caused a new collision)
-    /// and who keep their unsmoothed path.
+    /// Agents whose smoothed path keeps its unsmoothed shape over some time
+    /// windows (smoothing there caused a new collision).
+    pub spliced: Vec<usize>,
+    /// Agents whose smoothing was given up entirely: they keep their
+    /// unsmoothed path.
     pub reverted: Vec<usize>,
 }
 
+/// Half-width `[s]` of the first window of unsmoothed path put back around a
+/// new collision; it doubles each time the same agent needs another.
+pub const FIRST_SPLICE_HALF_WIDTH: f64 = 0.5;
+/// How many windows an agent may get before its smoothing is given up.
+pub const MAX_SPLICES: usize = 5;
+
+/// Length `[s]` of the ramp over which a spliced path blends from its
+/// smoothed to its unsmoothed shape.
+pub const SPLICE_RAMP: f64 = 0.6;
+
+/// Shortest time `[s]` between two samples of a spliced path (fixed points
+/// excepted).
+const MIN_SPACING: f64 = 0.05;
+
+/// `smoothed` with the unsmoothed path `original` put back over each time
+/// window: equal to `original` inside every window, to `smoothed` farther
+/// than [`SPLICE_RAMP`] outside, and a linear blend of the two in between, so
+/// that speeds stay bounded.
+pub fn splice(smoothed: &Path, original: &Path, windows: &[(f64, f64)]) -> Path {
+    if windows.is_empty() {
+        return smoothed.clone();
+    }
+    let weight = |t: f64| -> f64 {
+        windows
+            .iter()
+            .map(|&(a, b)| {
+                if t >= a && t <= b {
+                    1.0
+                } else {
+                    let d = if t < a { a - t } else { t - b };
+                    (1.0 - d / SPLICE_RAMP).max(0.0)
+                }
+            })
+            .fold(0.0, f64::max)
+    };
+    let mut times: Vec<f64> = smoothed.points.iter().map(|c| c.t).collect();
+    times.extend(original.points.iter().map(|c| c.t).filter(|&t| weight(t) > 0.0));
+    for &(a, b) in windows {
+        let (lo, hi) = (a - SPLICE_RAMP, b + SPLICE_RAMP);
+        let steps = ((hi - lo) / 0.1).ceil() as usize;
+        times.extend((0..=steps).map(|k| lo + (hi - lo) * k as f64 / steps as f64));
+    }
+    // Samples only between the fixed stubs; the fixed points themselves always.
+    let (lo, hi) = original.free_range();
+    times.retain(|&t| t >= lo && t <= hi);
+    times.extend(original.points.iter().filter(|c| c.kind != PointKind::Free).map(|c| c.t));
+    times.sort_by(f64::total_cmp);
+    // No sliver segments: keep samples at least MIN_SPACING apart, fixed
+    // points always.
+    let fixed: Vec<f64> = original.points.iter().filter(|c| c.kind != PointKind::Free).map(|c| c.t).collect();
+    let mut kept: Vec<f64> = Vec::with_capacity(times.len());
+    for t in times {
+        let is_fixed = fixed.contains(&t);
+        match kept.last() {
+            Some(&last) if t - last < MIN_SPACING => {
+                let last_fixed = fixed.contains(&last);
+                if is_fixed && !last_fixed {
+                    *kept.last_mut().unwrap() = t;
+                } else if is_fixed && t > last {
+                    kept.push(t);
+                }
+            }
+            _ => kept.push(t),
+        }
+    }
+    let times = kept;
+    let kind_at = |t: f64| {
+        original
+            .points
+            .iter()
+            .chain(&smoothed.points)
+            .find(|c| c.t == t && c.kind != PointKind::Free)
+            .map_or(PointKind::Free, |c| c.kind)
+    };
+    let mut points: Vec<ControlPoint> = times
+        .into_iter()
+        .map(|t| {
+            let w = weight(t);
+            ControlPoint { p: smoothed.position(t) * (1.0 - w) + original.position(t) * w, t, kind: kind_at(t) }
+        })
+        .collect();
+    // Keep the fixed points exact (both paths share them).
+    for c in points.iter_mut().filter(|c| c.kind != PointKind::Free) {
+        c.p = original.position(c.t);
+    }
+    if original.looped {
+        let last = points.len() - 1;
+        points[last].p = points[0].p;
+    }
+    Path { points, looped: original.looped }
+}
+
 /// Smooths every agent's path in place and proves that no new collision
-/// appeared: any agent involved in a contact that the unsmoothed set did not
-/// have falls back to its unsmoothed path, repeatedly, until none is left.
+/// appeared: where the smoothed set has a contact the unsmoothed set did not,
+/// each agent involved gets its unsmoothed path back over a time window
+/// around the contact (half-width 0.5 s, doubling for each further window
+/// the agent needs); after [`MAX_SPLICES`] windows its smoothing is given up.
+/// This repeats until no new contact is left; it terminates because every
+/// round adds a window to some agent from a finite allowance.
 pub fn smooth_agents(
     agents: &mut [Agent],
     obstacles: &[Obstacle],
@@ -292,43 +336,43 @@ pub fn smooth_agents(
 ) -> SmoothingOutcome {
     let before: Vec<Agent> = agents.to_vec();
     let key = |c: &Contact| (c.agent, c.other);
-    let old: Vec<(usize, Other)> = find_contacts(&before, obstacles, ghosts, collision)
-        .iter()
-        .map(key)
-        .collect();
-    for a in agents.iter_mut() {
-        a.path = smooth_path(&a.path, params);
+    let old: Vec<(usize, Other)> = find_contacts(&before, obstacles, ghosts, collision).iter().map(key).collect();
+    let smoothed: Vec<Path> = agents.iter().map(|a| smooth_path(&a.path, params)).collect();
+    for (a, s) in agents.iter_mut().zip(&smoothed) {
+        a.path = s.clone();
     }
-    let mut reverted = Vec::new();
+    let mut windows: Vec<Vec<(f64, f64)>> = vec![Vec::new(); agents.len()];
     loop {
         let new: Vec<Contact> = find_contacts(agents, obstacles, ghosts, collision)
             .into_iter()
             .filter(|c| !old.contains(&key(c)))
             .collect();
-        if new.is_empty() {
+        let mut touched: Vec<(usize, f64)> = new
+            .iter()
+            .flat_map(|c| match c.other {
+                Other::Agent(j) => vec![(c.agent, c.agent_time), (j, c.other_time)],
+                _ => vec![(c.agent, c.agent_time)],
+            })
+            .filter(|&(i, _)| windows[i].len() <= MAX_SPLICES && agents[i].path != before[i].path)
+            .collect();
+        touched.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        touched.dedup_by(|a, b| a.0 == b.0);
+        if touched.is_empty() {
             break;
         }
-        let mut changed = false;
-        for c in new {
-            let mut involved = vec![c.agent];
-            if let Other::Agent(j) = c.other {
-                involved.push(j);
-            }
-            for i in involved {
-                if agents[i].path != before[i].path {
-                    agents[i].path = before[i].path.clone();
-                    reverted.push(i);
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
+        for (i, t) in touched {
+            let half = FIRST_SPLICE_HALF_WIDTH * f64::powi(2.0, windows[i].len() as i32);
+            windows[i].push((t - half, t + half));
+            agents[i].path = if windows[i].len() > MAX_SPLICES {
+                before[i].path.clone()
+            } else {
+                splice(&smoothed[i], &before[i].path, &windows[i])
+            };
         }
     }
-    reverted.sort_unstable();
-    reverted.dedup();
-    SmoothingOutcome { reverted }
+    let spliced = (0..agents.len()).filter(|&i| !windows[i].is_empty() && windows[i].len() <= MAX_SPLICES).collect();
+    let reverted = (0..agents.len()).filter(|&i| windows[i].len() > MAX_SPLICES).collect();
+    SmoothingOutcome { spliced, reverted }
 }
 
 #[cfg(test)]
@@ -338,13 +382,8 @@ mod tests {
     #[test]
     fn clamped_spline_interpolates_and_honours_end_velocities() {
         let t = [0.0, 1.0, 2.5, 3.0, 4.0];
-        let p = [
-            Vec2::new(0.0, 0.0),
-            Vec2::new(1.0, 2.0),
-            Vec2::new(3.0, 2.0),
-            Vec2::new(3.5, 1.0),
-            Vec2::new(5.0, 0.0),
-        ];
+        let p =
+            [Vec2::new(0.0, 0.0), Vec2::new(1.0, 2.0), Vec2::new(3.0, 2.0), Vec2::new(3.5, 1.0), Vec2::new(5.0, 0.0)];
         let (v0, v1) = (Vec2::new(1.0, 1.0), Vec2::new(2.0, -1.0));
         let s = Spline::clamped(&t, &p, v0, v1);
         for (ti, pi) in t.iter().zip(&p) {
@@ -363,13 +402,8 @@ mod tests {
     #[test]
     fn periodic_spline_closes_smoothly() {
         let t = [0.0, 2.0, 5.0, 7.0, 10.0];
-        let p = [
-            Vec2::new(4.0, 4.0),
-            Vec2::new(8.0, 4.0),
-            Vec2::new(8.0, 8.0),
-            Vec2::new(4.0, 8.0),
-            Vec2::new(4.0, 4.0),
-        ];
+        let p =
+            [Vec2::new(4.0, 4.0), Vec2::new(8.0, 4.0), Vec2::new(8.0, 8.0), Vec2::new(4.0, 8.0), Vec2::new(4.0, 4.0)];
         let s = Spline::periodic(&t, &p);
         assert!((s.velocity(0.0) - s.velocity(10.0)).norm() < 1e-9);
         assert!((s.eval(10.0) - s.eval(0.0)).norm() < 1e-12);
@@ -379,27 +413,11 @@ mod tests {
     fn a_straight_path_stays_straight() {
         let path = Path {
             points: vec![
-                ControlPoint {
-                    p: Vec2::new(0.0, 8.0),
-                    t: 0.0,
-                    kind: PointKind::Boundary,
-                },
-                ControlPoint {
-                    p: Vec2::new(0.4, 8.0),
-                    t: 0.3,
-                    kind: PointKind::Stub,
-                },
+                ControlPoint { p: Vec2::new(0.0, 8.0), t: 0.0, kind: PointKind::Boundary },
+                ControlPoint { p: Vec2::new(0.4, 8.0), t: 0.3, kind: PointKind::Stub },
                 ControlPoint::free(Vec2::new(8.0, 8.0), 6.0),
-                ControlPoint {
-                    p: Vec2::new(15.6, 8.0),
-                    t: 11.7,
-                    kind: PointKind::Stub,
-                },
-                ControlPoint {
-                    p: Vec2::new(16.0, 8.0),
-                    t: 12.0,
-                    kind: PointKind::Boundary,
-                },
+                ControlPoint { p: Vec2::new(15.6, 8.0), t: 11.7, kind: PointKind::Stub },
+                ControlPoint { p: Vec2::new(16.0, 8.0), t: 12.0, kind: PointKind::Boundary },
             ],
             looped: false,
         };

@@ -43,11 +43,7 @@ pub struct ControlPoint {
 impl ControlPoint {
     /// A movable control point.
     pub fn free(p: Vec2, t: f64) -> ControlPoint {
-        ControlPoint {
-            p,
-            t,
-            kind: PointKind::Free,
-        }
+        ControlPoint { p, t, kind: PointKind::Free }
     }
 
     /// Whether the solver may move it.
@@ -101,10 +97,7 @@ impl Path {
 
     /// Length of the path `[m]`.
     pub fn length(&self) -> f64 {
-        self.points
-            .windows(2)
-            .map(|w| (w[1].p - w[0].p).norm())
-            .sum()
+        self.points.windows(2).map(|w| (w[1].p - w[0].p).norm()).sum()
     }
 
     /// Mean speed `[m/s]`: length over duration.
@@ -118,17 +111,8 @@ impl Path {
         if self.looped {
             return (self.start(), self.end());
         }
-        let lo = self
-            .points
-            .iter()
-            .find(|c| c.kind == PointKind::Stub)
-            .map_or(self.start(), |c| c.t);
-        let hi = self
-            .points
-            .iter()
-            .rev()
-            .find(|c| c.kind == PointKind::Stub)
-            .map_or(self.end(), |c| c.t);
+        let lo = self.points.iter().find(|c| c.kind == PointKind::Stub).map_or(self.start(), |c| c.t);
+        let hi = self.points.iter().rev().find(|c| c.kind == PointKind::Stub).map_or(self.end(), |c| c.t);
         (lo, hi)
     }
 
@@ -191,26 +175,14 @@ impl Path {
     /// violation.
     pub fn check(&self) -> Result<(), String> {
         if self.points.len() < 2 {
-            return Err(format!(
-                "{} control points; a path needs 2",
-                self.points.len()
-            ));
+            return Err(format!("{} control points; a path needs 2", self.points.len()));
         }
         for (i, w) in self.points.windows(2).enumerate() {
             if !(w[1].t > w[0].t) {
-                return Err(format!(
-                    "time does not increase at control point {}: {} then {}",
-                    i + 1,
-                    w[0].t,
-                    w[1].t
-                ));
+                return Err(format!("time does not increase at control point {}: {} then {}", i + 1, w[0].t, w[1].t));
             }
         }
-        if self
-            .points
-            .iter()
-            .any(|c| !(c.p.x.is_finite() && c.p.y.is_finite() && c.t.is_finite()))
-        {
+        if self.points.iter().any(|c| !(c.p.x.is_finite() && c.p.y.is_finite() && c.t.is_finite())) {
             return Err("a control point is not finite".into());
         }
         if self.looped && self.points[0].p != self.points[self.points.len() - 1].p {
@@ -266,21 +238,12 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         let (e, x) = (entries[pair.entry], exits[pair.exit]);
         let (path, note) = exogenous_path(patch, &router, &e, &x);
         if let Some(message) = note {
-            notes.push(InitialNote {
-                agent: agents.len(),
-                message,
-            });
+            notes.push(InitialNote { agent: agents.len(), message });
         }
         agents.push(Agent {
             kind: AgentKind::Exogenous {
-                entry: PointRef {
-                    side: e.side,
-                    index: e.index,
-                },
-                exit: PointRef {
-                    side: x.side,
-                    index: x.index,
-                },
+                entry: PointRef { side: e.side, index: e.index },
+                exit: PointRef { side: x.side, index: x.index },
             },
             path,
             entry: Some(e),
@@ -290,34 +253,16 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
     for (index, endo) in patch.endogenous.iter().enumerate() {
         let (path, note) = endogenous_path(patch, &router, endo);
         if let Some(message) = note {
-            notes.push(InitialNote {
-                agent: agents.len(),
-                message,
-            });
+            notes.push(InitialNote { agent: agents.len(), message });
         }
-        agents.push(Agent {
-            kind: AgentKind::Endogenous { index },
-            path,
-            entry: None,
-            exit: None,
-        });
+        agents.push(Agent { kind: AgentKind::Endogenous { index }, path, entry: None, exit: None });
     }
     (agents, notes)
 }
 
-fn exogenous_path(
-    patch: &Patch,
-    router: &Router,
-    e: &Crossing,
-    x: &Crossing,
-) -> (Path, Option<String>) {
+fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) -> (Path, Option<String>) {
     let depth = patch.stub_depth();
-    let (pi, u_cft, r, l) = (
-        patch.period,
-        patch.comfort_speed,
-        patch.agent_radius,
-        patch.size,
-    );
+    let (pi, u_cft, r, l) = (patch.period, patch.comfort_speed, patch.agent_radius, patch.size);
     let tau_e = e.time_to_depth(depth);
     let tau_x = x.time_to_depth(depth);
     let q_e = e.position + e.velocity * tau_e;
@@ -337,10 +282,7 @@ fn exogenous_path(
     if e.side == x.side {
         let d = (q_x - q_e).norm();
         let reach = u_cft * free_time(k_min) / 2.0;
-        let h = (reach * reach - d * d / 4.0)
-            .max(0.0)
-            .sqrt()
-            .clamp(2.0_f64.min(l / 4.0), l / 2.0 - r);
+        let h = (reach * reach - d * d / 4.0).max(0.0).sqrt().clamp(2.0_f64.min(l / 4.0), l / 2.0 - r);
         let n = crate::geometry::v2(e.side.inward_normal());
         let mid = (e.position + x.position) / 2.0 + n * h;
         waypoints.push(clamp_inside(mid, r, l));
@@ -348,7 +290,8 @@ fn exogenous_path(
     waypoints.push(q_x);
     let (route, blocked) = router.route_through(&waypoints);
     if blocked {
-        note = Some("no obstacle-free route was found between the crossings; the initial path crosses an obstacle".into());
+        note =
+            Some("no obstacle-free route was found between the crossings; the initial path crosses an obstacle".into());
     }
     let length: f64 = route.windows(2).map(|w| (w[1] - w[0]).norm()).sum();
 
@@ -366,52 +309,22 @@ fn exogenous_path(
     let t_in = e.t;
     let t_out = e.t + dt0 + k as f64 * pi;
     let (t_a, t_b) = (t_in + tau_e, t_out - tau_x);
-    let mut points = vec![ControlPoint {
-        p: e.position,
-        t: t_in,
-        kind: PointKind::Boundary,
-    }];
-    points.push(ControlPoint {
-        p: q_e,
-        t: t_a,
-        kind: PointKind::Stub,
-    });
+    let mut points = vec![ControlPoint { p: e.position, t: t_in, kind: PointKind::Boundary }];
+    points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
     let slow = length / free < patch.solver.slow_factor * u_cft;
-    timed_route(
-        &route,
-        t_a,
-        t_b,
-        if slow { Some(u_cft) } else { None },
-        &mut points,
-    );
+    timed_route(&route, t_a, t_b, if slow { Some(u_cft) } else { None }, &mut points);
     let n = points.len();
     points[n - 1].kind = PointKind::Stub;
-    points.push(ControlPoint {
-        p: x.position,
-        t: t_out,
-        kind: PointKind::Boundary,
-    });
-    (
-        Path {
-            points,
-            looped: false,
-        },
-        note,
-    )
+    points.push(ControlPoint { p: x.position, t: t_out, kind: PointKind::Boundary });
+    (Path { points, looped: false }, note)
 }
 
 /// Appends free control points along `route` (whose first point is already
 /// in `out` at time `t_a`) so it ends at time `t_b`. With `walk_speed`, the
 /// agent walks at that speed and pauses at the route's half-length for the
 /// rest of the time; else it walks at constant speed.
-fn timed_route(
-    route: &[Vec2],
-    t_a: f64,
-    t_b: f64,
-    walk_speed: Option<f64>,
-    out: &mut Vec<ControlPoint>,
-) {
+fn timed_route(route: &[Vec2], t_a: f64, t_b: f64, walk_speed: Option<f64>, out: &mut Vec<ControlPoint>) {
     let lengths: Vec<f64> = route.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
     let total: f64 = lengths.iter().sum();
     let span = t_b - t_a;
@@ -452,11 +365,7 @@ fn timed_route(
     }
 }
 
-fn endogenous_path(
-    patch: &Patch,
-    router: &Router,
-    endo: &crate::model::Endogenous,
-) -> (Path, Option<String>) {
+fn endogenous_path(patch: &Patch, router: &Router, endo: &crate::model::Endogenous) -> (Path, Option<String>) {
     let pi = patch.period;
     let w = &endo.waypoints;
     let mut points = Vec::new();
@@ -489,13 +398,7 @@ fn endogenous_path(
     }
     let last = points.len() - 1;
     points[last].p = points[0].p;
-    (
-        Path {
-            points,
-            looped: true,
-        },
-        note,
-    )
+    (Path { points, looped: true }, note)
 }
 
 /// Clamps a point into the patch shrunk by `r`: `[r, L − r]²`.
@@ -526,28 +429,16 @@ impl<'a> Router<'a> {
             for i in 0..n {
                 for j in 0..n {
                     let p = Vec2::new(r + i as f64 * h, r + j as f64 * h);
-                    blocked[i * n + j] = patch
-                        .obstacles
-                        .iter()
-                        .any(|o| crate::geometry::obstacle_signed_distance(p, o).0 < clearance);
+                    blocked[i * n + j] =
+                        patch.obstacles.iter().any(|o| crate::geometry::obstacle_signed_distance(p, o).0 < clearance);
                 }
             }
         }
-        Router {
-            obstacles: &patch.obstacles,
-            clearance,
-            r,
-            l,
-            h,
-            n,
-            blocked,
-        }
+        Router { obstacles: &patch.obstacles, clearance, r, l, h, n, blocked }
     }
 
     fn clear(&self, a: Vec2, b: Vec2) -> bool {
-        self.obstacles
-            .iter()
-            .all(|o| segment_obstacle_distance(a, b, o).1 >= self.clearance - 0.05)
+        self.obstacles.iter().all(|o| segment_obstacle_distance(a, b, o).1 >= self.clearance - 0.05)
     }
 
     /// Route through `waypoints` in order, leg by leg; returns the points and
@@ -606,16 +497,7 @@ impl<'a> Router<'a> {
             &start,
             |&(i, j)| {
                 let mut v = Vec::with_capacity(8);
-                for (di, dj) in [
-                    (-1i64, 0i64),
-                    (1, 0),
-                    (0, -1),
-                    (0, 1),
-                    (-1, -1),
-                    (-1, 1),
-                    (1, -1),
-                    (1, 1),
-                ] {
+                for (di, dj) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)] {
                     let (ni, nj) = (i as i64 + di, j as i64 + dj);
                     if ni < 0 || nj < 0 || ni >= n as i64 || nj >= n as i64 {
                         continue;
@@ -634,8 +516,7 @@ impl<'a> Router<'a> {
                 v
             },
             |&(i, j)| {
-                let d = ((i as f64 - goal.0 as f64).powi(2) + (j as f64 - goal.1 as f64).powi(2))
-                    .sqrt();
+                let d = ((i as f64 - goal.0 as f64).powi(2) + (j as f64 - goal.1 as f64).powi(2)).sqrt();
                 (d * self.h * scale * 0.999) as u64
             },
             |&c| c == goal,
@@ -689,9 +570,7 @@ mod tests {
                 let last = a.path.points[a.path.points.len() - 1];
                 assert_eq!((first.p, first.t), (e.position, e.t));
                 assert_eq!(last.p, x.position);
-                assert!(
-                    ((last.t - x.t) / p.period - ((last.t - x.t) / p.period).round()).abs() < 1e-9
-                );
+                assert!(((last.t - x.t) / p.period - ((last.t - x.t) / p.period).round()).abs() < 1e-9);
                 // The first segment walks with the boundary velocity.
                 assert!((a.path.segment_velocity(0) - e.velocity).norm() < 1e-9);
             }
@@ -707,26 +586,10 @@ mod tests {
     fn inserted_points_do_not_change_the_path() {
         let mut path = Path {
             points: vec![
-                ControlPoint {
-                    p: Vec2::new(0.0, 0.0),
-                    t: 0.0,
-                    kind: PointKind::Boundary,
-                },
-                ControlPoint {
-                    p: Vec2::new(1.0, 0.0),
-                    t: 1.0,
-                    kind: PointKind::Stub,
-                },
-                ControlPoint {
-                    p: Vec2::new(5.0, 4.0),
-                    t: 5.0,
-                    kind: PointKind::Stub,
-                },
-                ControlPoint {
-                    p: Vec2::new(6.0, 4.0),
-                    t: 6.0,
-                    kind: PointKind::Boundary,
-                },
+                ControlPoint { p: Vec2::new(0.0, 0.0), t: 0.0, kind: PointKind::Boundary },
+                ControlPoint { p: Vec2::new(1.0, 0.0), t: 1.0, kind: PointKind::Stub },
+                ControlPoint { p: Vec2::new(5.0, 4.0), t: 5.0, kind: PointKind::Stub },
+                ControlPoint { p: Vec2::new(6.0, 4.0), t: 6.0, kind: PointKind::Boundary },
             ],
             looped: false,
         };

@@ -3,8 +3,7 @@
 //! limits checked on load).
 
 use crate::geometry::{
-    Vec2, closest_approach, polygon_area, polygon_self_intersects, rotate_quarter,
-    segment_obstacle_distance, v2,
+    Vec2, closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
 use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side};
 
@@ -13,11 +12,7 @@ use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side}
 pub const MIN_NORMAL_SPEED: f64 = 0.1;
 
 fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem {
-        file: None,
-        path: path.into(),
-        message: message.into(),
-    }
+    Problem { file: None, path: path.into(), message: message.into() }
 }
 
 fn fmt_v(v: [f64; 2]) -> String {
@@ -33,39 +28,24 @@ pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) 
     let mut out = Vec::new();
     let (l, pi) = (pattern.length, pattern.period);
     if !(l.is_finite() && l > 0.0) {
-        out.push(problem(
-            format!("{prefix}length"),
-            format!("= {l} must be a finite number > 0 [m]"),
-        ));
+        out.push(problem(format!("{prefix}length"), format!("= {l} must be a finite number > 0 [m]")));
     }
     if !(pi.is_finite() && pi > 0.0) {
-        out.push(problem(
-            format!("{prefix}period"),
-            format!("= {pi} must be a finite number > 0 [s]"),
-        ));
+        out.push(problem(format!("{prefix}period"), format!("= {pi} must be a finite number > 0 [s]")));
     }
     for direction in [Direction::Entry, Direction::Exit] {
         for (i, b) in pattern.points(direction).iter().enumerate() {
             let at = format!("{prefix}{}[{i}]", direction.field());
             if !(b.s.is_finite() && b.s >= 0.0 && b.s <= l) {
-                out.push(problem(
-                    format!("{at}.s"),
-                    format!("= {} is not in [0, {l}] (the side's length) [m]", b.s),
-                ));
+                out.push(problem(format!("{at}.s"), format!("= {} is not in [0, {l}] (the side's length) [m]", b.s)));
             }
             if !(b.t.is_finite() && b.t >= 0.0 && b.t < pi) {
-                out.push(problem(
-                    format!("{at}.t"),
-                    format!("= {} is not in [0, {pi}) (the period) [s]", b.t),
-                ));
+                out.push(problem(format!("{at}.t"), format!("= {} is not in [0, {pi}) (the period) [s]", b.t)));
             }
             if let Some(v) = b.velocity {
                 let shown = crate::geometry::arr(rotate_quarter(v2(v), display_turns));
                 if !(v[0].is_finite() && v[1].is_finite()) {
-                    out.push(problem(
-                        format!("{at}.velocity"),
-                        format!("= {} must be finite [m/s]", fmt_v(shown)),
-                    ));
+                    out.push(problem(format!("{at}.velocity"), format!("= {} must be finite [m/s]", fmt_v(shown))));
                     continue;
                 }
                 // Side frame: y is the inward normal.
@@ -110,39 +90,22 @@ pub fn validate_pattern(pattern: &Pattern, prefix: &str) -> Vec<Problem> {
 /// points too close in space and time for any two paths to stay 2r apart.
 pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     let mut out = Vec::new();
-    let (l, pi, r, u) = (
-        patch.size,
-        patch.period,
-        patch.agent_radius,
-        patch.comfort_speed,
-    );
+    let (l, pi, r, u) = (patch.size, patch.period, patch.agent_radius, patch.comfort_speed);
     let mut params_ok = true;
     if !(l.is_finite() && l > 0.0) {
-        out.push(problem(
-            "size",
-            format!("= {l} must be a finite number > 0 [m]"),
-        ));
+        out.push(problem("size", format!("= {l} must be a finite number > 0 [m]")));
         params_ok = false;
     }
     if !(pi.is_finite() && pi > 0.0) {
-        out.push(problem(
-            "period",
-            format!("= {pi} must be a finite number > 0 [s]"),
-        ));
+        out.push(problem("period", format!("= {pi} must be a finite number > 0 [s]")));
         params_ok = false;
     }
     if !(r.is_finite() && r > 0.0 && (!l.is_finite() || r < l / 4.0)) {
-        out.push(problem(
-            "agent_radius",
-            format!("= {r} must be in (0, L/4) = (0, {}) [m]", l / 4.0),
-        ));
+        out.push(problem("agent_radius", format!("= {r} must be in (0, L/4) = (0, {}) [m]", l / 4.0)));
         params_ok = false;
     }
     if !(u.is_finite() && u > 0.0) {
-        out.push(problem(
-            "comfort_speed",
-            format!("= {u} must be a finite number > 0 [m/s]"),
-        ));
+        out.push(problem("comfort_speed", format!("= {u} must be a finite number > 0 [m/s]")));
         params_ok = false;
     }
     out.extend(validate_solver(patch));
@@ -156,21 +119,14 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
             Some(_) => format!("sides.{}.pattern: ", side.name()),
             None => format!("sides.{}.", side.name()),
         };
-        let turns = if patch.pattern_sources[side].is_some() {
-            0
-        } else {
-            side.index() as i32
-        };
+        let turns = if patch.pattern_sources[side].is_some() { 0 } else { side.index() as i32 };
         let mut p = patch.sides[side].clone();
         p.length = l;
         p.period = pi;
         out.extend(validate_pattern_in(&p, &prefix, turns));
     }
 
-    let entries: usize = Side::ALL
-        .iter()
-        .map(|s| patch.sides[*s].entries.len())
-        .sum();
+    let entries: usize = Side::ALL.iter().map(|s| patch.sides[*s].entries.len()).sum();
     let exits: usize = Side::ALL.iter().map(|s| patch.sides[*s].exits.len()).sum();
     if entries != exits {
         out.push(problem(
@@ -274,57 +230,32 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
     let r = patch.agent_radius;
     let mut out = Vec::new();
     if !(1..=10_000_000).contains(&s.max_iterations) {
-        out.push(problem(
-            "solver.max_iterations",
-            format!("= {} must be in [1, 10000000]", s.max_iterations),
-        ));
+        out.push(problem("solver.max_iterations", format!("= {} must be in [1, 10000000]", s.max_iterations)));
     }
     if !(s.margin.is_finite() && s.margin >= 0.0 && s.margin < r.max(0.0)) {
-        out.push(problem(
-            "solver.margin",
-            format!("= {} must be in [0, r) = [0, {r}) [m]", s.margin),
-        ));
+        out.push(problem("solver.margin", format!("= {} must be in [0, r) = [0, {r}) [m]", s.margin)));
     }
     if let Some(d) = s.stub_depth
         && !(d.is_finite() && d >= 0.01 && d <= patch.size / 4.0)
     {
-        out.push(problem(
-            "solver.stub_depth",
-            format!("= {d} must be in [0.01, L/4] [m]"),
-        ));
+        out.push(problem("solver.stub_depth", format!("= {d} must be in [0.01, L/4] [m]")));
     }
     if !(s.fast_factor.is_finite() && s.fast_factor > 1.0) {
-        out.push(problem(
-            "solver.fast_factor",
-            format!("= {} must be > 1", s.fast_factor),
-        ));
+        out.push(problem("solver.fast_factor", format!("= {} must be > 1", s.fast_factor)));
     }
     if !(s.slow_factor.is_finite() && (0.0..1.0).contains(&s.slow_factor)) {
-        out.push(problem(
-            "solver.slow_factor",
-            format!("= {} must be in [0, 1)", s.slow_factor),
-        ));
+        out.push(problem("solver.slow_factor", format!("= {} must be in [0, 1)", s.slow_factor)));
     }
-    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.period)
-    {
-        out.push(problem(
-            "solver.merge_interval",
-            format!("= {} must be in [0, period) [s]", s.merge_interval),
-        ));
+    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.period) {
+        out.push(problem("solver.merge_interval", format!("= {} must be in [0, period) [s]", s.merge_interval)));
     }
     if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.period) {
-        out.push(problem(
-            "solver.tack_interval",
-            format!("= {} must be in (0, period] [s]", s.tack_interval),
-        ));
+        out.push(problem("solver.tack_interval", format!("= {} must be in (0, period] [s]", s.tack_interval)));
     }
     if let Some(d) = s.max_deviation
         && !(d.is_finite() && d > 0.0)
     {
-        out.push(problem(
-            "solver.max_deviation",
-            format!("= {d} must be a finite number > 0 [m]"),
-        ));
+        out.push(problem("solver.max_deviation", format!("= {d} must be a finite number > 0 [m]")));
     }
     out
 }
@@ -339,29 +270,20 @@ fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
             Obstacle::Circle { center, radius } => {
                 let at = format!("obstacles[{k}].circle");
                 if !(radius.is_finite() && *radius > 0.0) {
-                    out.push(problem(
-                        format!("{at}.radius"),
-                        format!("= {radius} must be a finite number > 0 [m]"),
-                    ));
+                    out.push(problem(format!("{at}.radius"), format!("= {radius} must be a finite number > 0 [m]")));
                 } else if !(inside([center[0] - radius, center[1] - radius])
                     && inside([center[0] + radius, center[1] + radius]))
                 {
                     out.push(problem(
                         format!("{at}.center"),
-                        format!(
-                            "= {} with radius {radius} reaches outside the patch [0, {l}]² [m]",
-                            fmt_v(*center)
-                        ),
+                        format!("= {} with radius {radius} reaches outside the patch [0, {l}]² [m]", fmt_v(*center)),
                     ));
                 }
             }
             Obstacle::Polygon(vs) => {
                 let at = format!("obstacles[{k}].polygon");
                 if vs.len() < 3 {
-                    out.push(problem(
-                        at,
-                        format!("has {} vertices; a polygon needs at least 3", vs.len()),
-                    ));
+                    out.push(problem(at, format!("has {} vertices; a polygon needs at least 3", vs.len())));
                     continue;
                 }
                 let mut ok = true;
@@ -375,15 +297,9 @@ fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
                     }
                 }
                 if ok && polygon_area(vs).abs() < 1e-6 {
-                    out.push(problem(
-                        at,
-                        "has no area (its vertices are collinear or repeated)",
-                    ));
+                    out.push(problem(at, "has no area (its vertices are collinear or repeated)"));
                 } else if ok && polygon_self_intersects(vs) {
-                    out.push(problem(
-                        at,
-                        "crosses itself; give the vertices in order around the outline",
-                    ));
+                    out.push(problem(at, "crosses itself; give the vertices in order around the outline"));
                 }
             }
         }
@@ -396,10 +312,7 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
     for (k, e) in patch.endogenous.iter().enumerate() {
         let at = format!("endogenous[{k}]");
         if e.waypoints.is_empty() {
-            out.push(problem(
-                format!("{at}.waypoints"),
-                "is empty; give at least one waypoint",
-            ));
+            out.push(problem(format!("{at}.waypoints"), "is empty; give at least one waypoint"));
             continue;
         }
         for (i, w) in e.waypoints.iter().enumerate() {
@@ -408,7 +321,11 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
             if !p.iter().all(|c| c.is_finite() && *c >= r && *c <= l - r) {
                 out.push(problem(
                     format!("{wat}.position"),
-                    format!("= {} must be inside the patch and at least r = {r} m from its sides, in [{r}, {}]² [m]", fmt_v(p), l - r),
+                    format!(
+                        "= {} must be inside the patch and at least r = {r} m from its sides, in [{r}, {}]² [m]",
+                        fmt_v(p),
+                        l - r
+                    ),
                 ));
             } else if obstacles_ok {
                 for (j, o) in patch.obstacles.iter().enumerate() {
@@ -416,37 +333,24 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
                     if d < r {
                         out.push(problem(
                             format!("{wat}.position"),
-                            format!(
-                                "= {} is {:.3} m from obstacles[{j}], less than r = {r} m",
-                                fmt_v(p),
-                                d
-                            ),
+                            format!("= {} is {:.3} m from obstacles[{j}], less than r = {r} m", fmt_v(p), d),
                         ));
                     }
                 }
             }
             if !w.t.is_finite() {
-                out.push(problem(
-                    format!("{wat}.t"),
-                    format!("= {} must be finite [s]", w.t),
-                ));
+                out.push(problem(format!("{wat}.t"), format!("= {} must be finite [s]", w.t)));
             } else if i == 0 && !(0.0..pi).contains(&w.t) {
                 out.push(problem(
                     format!("{wat}.t"),
-                    format!(
-                        "= {} is not in [0, {pi}) (the first waypoint's time) [s]",
-                        w.t
-                    ),
+                    format!("= {} is not in [0, {pi}) (the first waypoint's time) [s]", w.t),
                 ));
             } else if i > 0 {
                 let prev = e.waypoints[i - 1].t;
                 if w.t <= prev {
                     out.push(problem(
                         format!("{wat}.t"),
-                        format!(
-                            "= {} must be later than the previous waypoint's {prev} [s]",
-                            w.t
-                        ),
+                        format!("= {} must be later than the previous waypoint's {prev} [s]", w.t),
                     ));
                 }
                 let first = e.waypoints[0].t;

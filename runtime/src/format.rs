@@ -127,12 +127,7 @@ pub struct Sides<T> {
 impl<T> Sides<T> {
     /// Builds the four values from a function of the side.
     pub fn from_fn(mut f: impl FnMut(Side) -> T) -> Self {
-        Sides {
-            south: f(Side::South),
-            east: f(Side::East),
-            north: f(Side::North),
-            west: f(Side::West),
-        }
+        Sides { south: f(Side::South), east: f(Side::East), north: f(Side::North), west: f(Side::West) }
     }
 
     /// The sides with their values, in counter-clockwise order.
@@ -314,10 +309,8 @@ impl BakedAgent {
         }
         let (a, b) = (keys[i - 1], keys[i]);
         let u = (t - a.t) / (b.t - a.t);
-        let p = [
-            a.position[0] + (b.position[0] - a.position[0]) * u,
-            a.position[1] + (b.position[1] - a.position[1]) * u,
-        ];
+        let p =
+            [a.position[0] + (b.position[0] - a.position[0]) * u, a.position[1] + (b.position[1] - a.position[1]) * u];
         Some((p, lerp_angle(a.heading, b.heading, u)))
     }
 }
@@ -504,14 +497,7 @@ mod tests {
     fn agent(times: &[f64]) -> BakedAgent {
         BakedAgent {
             kind: AgentKind::Endogenous { index: 0 },
-            keys: times
-                .iter()
-                .map(|&t| PathKey {
-                    t,
-                    position: [t, 2.0 * t],
-                    heading: 0.0,
-                })
-                .collect(),
+            keys: times.iter().map(|&t| PathKey { t, position: [t, 2.0 * t], heading: 0.0 }).collect(),
         }
     }
 

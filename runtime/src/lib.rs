@@ -16,6 +16,6 @@
 pub mod format;
 
 pub use format::{
-    AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION,
-    Metrics, Obstacle, PathKey, PointRef, Side,
+    AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,
+    PathKey, PointRef, Side,
 };

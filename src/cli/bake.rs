@@ -1,0 +1,291 @@
+//! `crowdpatch bake PATCH... -o OUT`
+
+use super::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use crowdpatch::bake::{Bake, BakeObserver, BakeOverrides, Stage};
+use crowdpatch::model::{MatchingMode, Patch, SolverKind};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Matching of entries to exits.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum MatchingArg {
+    /// Gale–Shapley stable matching, entries proposing (seed paper Algorithm 1).
+    Stable,
+    /// Minimum total score assignment (Kuhn–Munkres).
+    Optimal,
+}
+
+/// Collision-removal solver.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SolverArg {
+    /// The seed paper's Algorithm 2 as written.
+    Paper,
+    /// The project's solver (Algorithm 2 with stall handling).
+    Default,
+}
+
+/// Arguments of `crowdpatch bake`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  crowdpatch bake patches/figure7.patch.json -o figure7.glb --preview figure7.png\n  \
+                        crowdpatch bake patches/*.patch.json -o baked/ --report baked/ --preview baked/"
+)]
+pub struct BakeArgs {
+    /// Patch documents to bake (*.patch.json).
+    #[arg(required = true, value_name = "PATCH")]
+    patches: Vec<PathBuf>,
+
+    /// Output: a .glb file for one patch; for several, a directory (created
+    /// if missing) that receives NAME.glb for each PATCH named NAME.patch.json.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+
+    /// Seed of the bake's random choices (overrides each document's "seed").
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
+    /// How entries are matched to exits (overrides "solver.matching").
+    #[arg(long, value_enum)]
+    matching: Option<MatchingArg>,
+
+    /// Collision-removal solver (overrides "solver.method").
+    #[arg(long, value_enum)]
+    solver: Option<SolverArg>,
+
+    /// Write the JSON report (metrics, matching, remaining collisions, stage
+    /// timings): a file for one patch, a directory for several.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+
+    /// Write a PNG preview of the stages — (a) matched paths, (b) after
+    /// collision removal, (c) smoothed, coloured by time: a file for one
+    /// patch, a directory for several.
+    #[arg(long, value_name = "FILE")]
+    preview: Option<PathBuf>,
+
+    /// Patches baked at once (default: one per core).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Where one patch's outputs go.
+struct Job {
+    source: PathBuf,
+    patch: Patch,
+    glb: PathBuf,
+    report: Option<PathBuf>,
+    preview: Option<PathBuf>,
+}
+
+/// What happened to one patch.
+enum Outcome {
+    Baked { converged: bool, summary: String },
+    Failed(anyhow::Error),
+}
+
+/// Runs `bake`.
+pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
+    // 1. Load and validate everything first: bad input writes nothing.
+    let mut patches = Vec::new();
+    let mut problems = 0usize;
+    for file in &args.patches {
+        match crowdpatch::load_patch(file) {
+            Ok(p) => patches.push((file.clone(), p)),
+            Err(e) => {
+                for p in e.problems() {
+                    eprintln!("{p}");
+                    problems += 1;
+                }
+            }
+        }
+    }
+    if problems > 0 {
+        eprintln!("error: {problems} problem(s) in the input; nothing was baked");
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    let jobs = plan(&args, patches)?;
+    let overrides = BakeOverrides {
+        seed: args.seed,
+        matching: args.matching.map(|m| match m {
+            MatchingArg::Stable => MatchingMode::Stable,
+            MatchingArg::Optimal => MatchingMode::Optimal,
+        }),
+        method: args.solver.map(|s| match s {
+            SolverArg::Paper => SolverKind::Paper,
+            SolverArg::Default => SolverKind::Default,
+        }),
+    };
+
+    // 2. Bake in parallel with a progress bar.
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .context("starting worker threads")?;
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let outcome = match bake_one(job, &overrides, &bar) {
+                    Ok((converged, summary)) => Outcome::Baked { converged, summary },
+                    Err(e) => Outcome::Failed(e),
+                };
+                bar.inc(1);
+                outcome
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+
+    // 3. Summary and exit code.
+    let mut code = EXIT_OK;
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Baked { converged, summary } => {
+                if !args.quiet || !converged {
+                    eprintln!("{summary}");
+                }
+                if !converged && code == EXIT_OK {
+                    code = EXIT_COLLISIONS;
+                }
+            }
+            Outcome::Failed(e) => {
+                eprintln!("error: {}: {e:#}", job.source.display());
+                code = EXIT_ERROR;
+            }
+        }
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// Decides output paths; refuses ambiguous or clobbering requests.
+fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<Job>> {
+    let several = patches.len() > 1;
+    let out_is_dir = several || args.output.is_dir();
+    if several && args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb")) {
+        bail!("-o {}: {} patches need an output directory, not a .glb file", args.output.display(), patches.len());
+    }
+    if out_is_dir {
+        std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    }
+    for dir in [&args.report, &args.preview].into_iter().flatten() {
+        if several {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    let mut jobs = Vec::new();
+    for (source, patch) in patches {
+        let stem = crowdpatch::model::file_stem(&source);
+        if let Some(first) = seen.insert(stem.clone(), source.clone()) {
+            bail!(
+                "{} and {} would both be written as {stem}.glb; bake them into different directories",
+                first.display(),
+                source.display()
+            );
+        }
+        let in_dir = |dir: &Path, ext: &str| dir.join(format!("{stem}.{ext}"));
+        let glb = if out_is_dir { in_dir(&args.output, "glb") } else { args.output.clone() };
+        let pick = |p: &Option<PathBuf>, ext: &str| {
+            p.as_ref().map(|p| if several || p.is_dir() { in_dir(p, ext) } else { p.clone() })
+        };
+        jobs.push(Job {
+            source,
+            patch,
+            glb,
+            report: pick(&args.report, "report.json"),
+            preview: pick(&args.preview, "png"),
+        });
+    }
+    Ok(jobs)
+}
+
+/// Progress of one bake shown on the shared bar.
+struct BarObserver<'a> {
+    bar: &'a ProgressBar,
+    name: String,
+}
+
+impl BakeObserver for BarObserver<'_> {
+    fn stage(&mut self, stage: Stage) {
+        let what = match stage {
+            Stage::Matching => "matching",
+            Stage::InitialPaths => "initial paths",
+            Stage::CollisionRemoval => "removing collisions",
+            Stage::Smoothing => "smoothing",
+            Stage::Metrics => "metrics",
+        };
+        self.bar.set_message(format!("{}: {what}", self.name));
+    }
+
+    fn iteration(&mut self, iteration: usize, gap: f64) -> bool {
+        if iteration % 50 == 0 {
+            self.bar.set_message(format!(
+                "{}: removing collisions, iteration {iteration}, worst gap {gap:.3} m",
+                self.name
+            ));
+        }
+        true
+    }
+}
+
+fn bake_one(job: &Job, overrides: &BakeOverrides, bar: &ProgressBar) -> anyhow::Result<(bool, String)> {
+    let patch = overrides.apply(&job.patch);
+    let mut observer = BarObserver { bar, name: job.patch.name.clone() };
+    let bake = crowdpatch::bake(&patch, &mut observer)?;
+    let baked = bake.baked();
+    let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
+        .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
+    crowdpatch::io::write_atomic(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
+    if let Some(path) = &job.report {
+        let mut json = serde_json::to_value(bake.report()).context("serialising the report")?;
+        json["patch"] = serde_json::Value::String(job.source.display().to_string());
+        json["glb"] = serde_json::Value::String(job.glb.display().to_string());
+        let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";
+        crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &job.preview {
+        let png = super::preview::render(&bake)
+            .with_context(|| format!("drawing the preview of {}", job.source.display()))?;
+        crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok((bake.converged(), summary(job, &bake)))
+}
+
+fn summary(job: &Job, bake: &Bake) -> String {
+    let m = &bake.metrics;
+    let two_r = 2.0 * bake.patch.agent_radius;
+    let sep = m.min_separation.map_or("no agents meet".to_string(), |d| format!("min separation {d:.3} m"));
+    let state = if bake.converged() {
+        "collision-free".to_string()
+    } else {
+        format!("{} COLLISION(S) REMAIN (2r = {two_r} m; see --report)", bake.remaining.len())
+    };
+    format!(
+        "{} -> {}: {} agents, {state}, {sep}, {} iterations, speed {:.2} m/s mean, {:.0} ms",
+        job.source.display(),
+        job.glb.display(),
+        bake.agents.len(),
+        bake.collision.iterations,
+        m.speed.mean,
+        bake.timings.total_ms
+    )
+}

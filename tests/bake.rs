@@ -1,0 +1,207 @@
+//! Integration tests of the bake pipeline (library level): every shipped
+//! patch, invariants on random patches, determinism, cross-checks of the
+//! metrics against independent sampling.
+
+use crowdpatch::bake::{Bake, bake};
+use crowdpatch::model::{Direction, Patch, PatchDocument, Side};
+use crowdpatch::trajectory::PointKind;
+use crowdpatch::{Silent, load_patch};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn shipped_patches() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("patches");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".patch.json"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 5, "expected the shipped examples in {}", dir.display());
+    v
+}
+
+/// Minimum centre distance between all coexisting agent instances, by
+/// sampling play time every 2 ms — independent of the closed form.
+fn sampled_min_separation(b: &Bake) -> f64 {
+    let pi = b.patch.period;
+    let baked = b.baked();
+    let mut best = f64::INFINITY;
+    let steps = (pi / 0.002) as usize;
+    for s in 0..steps {
+        let tau = pi * s as f64 / steps as f64;
+        let mut at: Vec<[f64; 2]> = Vec::new();
+        for a in &baked.agents {
+            let (lo, hi) = (a.start(), a.end());
+            let mut k = ((lo - tau) / pi).ceil() as i64;
+            while tau + k as f64 * pi <= hi {
+                let t = tau + k as f64 * pi;
+                // A loop's end is its start: count it once.
+                if !(a.keys.len() > 1 && matches!(a.kind, crowdpatch::runtime::AgentKind::Endogenous { .. }) && t == hi)
+                {
+                    at.push(a.sample(t).unwrap().0);
+                }
+                k += 1;
+            }
+        }
+        for i in 0..at.len() {
+            for j in i + 1..at.len() {
+                best = best.min(((at[i][0] - at[j][0]).powi(2) + (at[i][1] - at[j][1]).powi(2)).sqrt());
+            }
+        }
+    }
+    best
+}
+
+fn check_invariants(b: &Bake) {
+    let patch = &b.patch;
+    for (i, a) in b.agents.iter().enumerate() {
+        a.path.check().unwrap_or_else(|e| panic!("agent {i}: {e}"));
+        let pts = &a.path.points;
+        if let (Some(e), Some(x)) = (a.entry, a.exit) {
+            // Boundary points never move, exactly.
+            assert_eq!(pts[0].p, e.position, "agent {i} entry position");
+            assert_eq!(pts[0].t, e.t, "agent {i} entry time");
+            assert_eq!(pts[pts.len() - 1].p, x.position, "agent {i} exit position");
+            let k = (pts[pts.len() - 1].t - x.t) / patch.period;
+            assert!((k - k.round()).abs() < 1e-9 && k.round() >= 0.0, "agent {i} exit time");
+            assert_eq!(pts[0].kind, PointKind::Boundary);
+            // The crossing velocity is the pattern's (C¹ across the seam).
+            assert!((a.path.segment_velocity(0) - e.velocity).norm() < 1e-9, "agent {i} entry velocity");
+            assert!((a.path.segment_velocity(pts.len() - 2) - x.velocity).norm() < 1e-9, "agent {i} exit velocity");
+        } else {
+            assert!(a.path.looped);
+            assert_eq!(pts[0].p, pts[pts.len() - 1].p, "agent {i} loop closes");
+            assert!((pts[pts.len() - 1].t - pts[0].t - patch.period).abs() < 1e-9, "agent {i} loop lasts a period");
+        }
+        // Free points stay inside the patch shrunk by r.
+        let (r, l) = (patch.agent_radius, patch.size);
+        for c in pts.iter().filter(|c| c.kind == PointKind::Free) {
+            assert!(
+                c.p.x >= r - 1e-9 && c.p.x <= l - r + 1e-9 && c.p.y >= r - 1e-9 && c.p.y <= l - r + 1e-9,
+                "agent {i}: {c:?}"
+            );
+        }
+    }
+    assert!(b.metrics.boundary_error.position <= 1e-6 && b.metrics.boundary_error.time <= 1e-9);
+    // Every entry and every exit is used exactly once.
+    let entries = patch.crossings_of(Direction::Entry).len();
+    assert_eq!(b.pairs.len(), entries);
+    let mut exits: Vec<usize> = b.pairs.iter().map(|p| p.exit).collect();
+    exits.sort_unstable();
+    exits.dedup();
+    assert_eq!(exits.len(), entries);
+    // Collision-free ⇔ min separation ≥ 2r.
+    let two_r = 2.0 * patch.agent_radius;
+    let min_sep = b.metrics.min_separation.unwrap_or(f64::INFINITY);
+    let agent_contacts = b.remaining.iter().any(|c| matches!(c.other, crowdpatch::collision::Other::Agent(_)));
+    assert_eq!(min_sep >= two_r, !agent_contacts, "min separation {min_sep} vs contacts {:?}", b.remaining);
+}
+
+#[test]
+fn every_shipped_patch_bakes_collision_free() {
+    for file in shipped_patches() {
+        let patch = load_patch(&file).unwrap_or_else(|e| panic!("{e}"));
+        let b = bake(&patch, &mut Silent).unwrap();
+        assert!(b.converged(), "{}: {:?}", file.display(), b.remaining);
+        check_invariants(&b);
+        let m = &b.metrics;
+        let two_r = 2.0 * patch.agent_radius;
+        assert!(m.min_separation.is_none_or(|d| d >= two_r), "{}: {:?}", file.display(), m.min_separation);
+        assert!(m.obstacle_clearance.is_none_or(|d| d >= patch.agent_radius), "{}", file.display());
+        assert!(m.seam_clearance.is_none_or(|d| d >= two_r), "{}", file.display());
+        assert_eq!(m.collisions.count, 0);
+        // Independent check of the closed-form minimum by sampling.
+        let sampled = sampled_min_separation(&b);
+        let exact = m.min_separation.unwrap_or(f64::INFINITY);
+        assert!(sampled >= exact - 1e-9, "{}: sampled {sampled} < exact {exact}", file.display());
+        assert!(
+            sampled - exact < 0.01 || exact.is_infinite(),
+            "{}: sampled {sampled} vs exact {exact}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn the_same_seed_bakes_the_same_paths_and_another_seed_may_not() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("patches/dense.patch.json");
+    let patch = load_patch(&file).unwrap();
+    let a = bake(&patch, &mut Silent).unwrap().baked();
+    let b = bake(&patch, &mut Silent).unwrap().baked();
+    assert_eq!(a, b);
+    let mut other = patch.clone();
+    other.seed += 1;
+    let c = bake(&other, &mut Silent).unwrap().baked();
+    assert_ne!(a.agents, c.agents, "the seed drives the random rotations of the pushes");
+}
+
+#[test]
+fn both_solvers_and_both_matchings_run_on_the_shipped_patches() {
+    use crowdpatch::model::{MatchingMode, SolverKind};
+    for file in shipped_patches() {
+        let patch = load_patch(&file).unwrap();
+        for (matching, method) in
+            [(MatchingMode::Optimal, SolverKind::Default), (MatchingMode::Stable, SolverKind::Paper)]
+        {
+            let mut p = patch.clone();
+            p.solver.matching = matching;
+            p.solver.method = method;
+            let b = bake(&p, &mut Silent).unwrap();
+            // Whatever converged, the invariants hold and the report is honest.
+            check_invariants(&b);
+            assert_eq!(b.converged(), b.report().converged);
+        }
+    }
+}
+
+/// A random patch of the benchmark's *separated* kind: `n` entries and `n`
+/// exits at uniform random (side, s, t), redrawn until every pair satisfies
+/// |p₁ − p₂| + u_cft·|Δt| ≥ 4r (DESIGN.md "Benchmark protocol").
+fn random_patch(n: usize, seed: u64) -> Patch {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let (l, pi, r, u) = (16.0, 10.0, 0.3, 1.33);
+    let mut placed: Vec<(Side, f64, f64)> = Vec::new();
+    let pos = |side: Side, s: f64| side.point(s, l);
+    let mut doc = PatchDocument::new(l, pi);
+    doc.seed = Some(seed);
+    for k in 0..2 * n {
+        let point = loop {
+            let side = Side::from_index(rng.random_range(0..4));
+            let s: f64 = rng.random_range(0.5..l - 0.5);
+            let t: f64 = rng.random_range(0.0..pi);
+            let ok = placed.iter().all(|&(sd, ss, tt)| {
+                let (p, q) = (pos(side, s), pos(sd, ss));
+                let dt = (t - tt).abs().min(pi - (t - tt).abs());
+                ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt() + u * dt >= 4.0 * r
+            });
+            if ok {
+                break (side, s, t);
+            }
+        };
+        placed.push(point);
+        let (side, s, t) = point;
+        let slot = doc.sides.slot_mut(side).get_or_insert_with(Default::default);
+        let list = if k % 2 == 0 {
+            slot.entries.get_or_insert_with(Vec::new)
+        } else {
+            slot.exits.get_or_insert_with(Vec::new)
+        };
+        list.push(crowdpatch::model::BoundaryPoint { s, t, velocity: None });
+    }
+    doc.resolve(None, Path::new(".")).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_patches_keep_every_invariant(n in 1usize..14, seed in any::<u64>()) {
+        let patch = random_patch(n, seed);
+        let b = bake(&patch, &mut Silent).unwrap();
+        check_invariants(&b);
+        // Deterministic.
+        prop_assert_eq!(b.baked(), bake(&patch, &mut Silent).unwrap().baked());
+    }
+}
