@@ -1,0 +1,508 @@
+//! Round trip: write hand-built baked patches, read the GLB back with the
+//! `gltf` crate, and compare what a player would show with
+//! `BakedAgent::sample`.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use crowdpatch_gltf::{ANIMATION_NAME, EXTRAS_KEY, ExportError, GlbOptions, write_glb};
+use crowdpatch_runtime::format::{AgentExtras, BakedAgent, BakedPatch, Obstacle, PathKey, SceneExtras};
+use gltf::animation::Interpolation;
+use gltf::animation::util::ReadOutputs;
+
+/// Keyframes of one channel as read back.
+#[derive(Debug, Clone)]
+struct Track<const N: usize> {
+    times: Vec<f32>,
+    values: Vec<[f32; N]>,
+    interpolation: Interpolation,
+}
+
+/// The animated transform of one node.
+#[derive(Debug, Default)]
+struct NodeTracks {
+    translation: Option<Track<3>>,
+    rotation: Option<Track<4>>,
+    scale: Option<Track<3>>,
+}
+
+/// Where `tau` falls: the key at or before it and the fraction to the next.
+fn locate(times: &[f32], tau: f64) -> (usize, f64) {
+    let i = times.partition_point(|&t| f64::from(t) <= tau);
+    if i == 0 {
+        return (0, 0.0);
+    }
+    if i >= times.len() {
+        return (times.len() - 1, 0.0);
+    }
+    let (a, b) = (f64::from(times[i - 1]), f64::from(times[i]));
+    (i - 1, (tau - a) / (b - a))
+}
+
+impl<const N: usize> Track<N> {
+    /// The value at `tau` under the channel's interpolation (LINEAR as a
+    /// component-wise lerp: rotations get their own slerp below).
+    fn at(&self, tau: f64) -> [f64; N] {
+        let (i, u) = locate(&self.times, tau);
+        let a = self.values[i].map(f64::from);
+        if u == 0.0 || self.interpolation == Interpolation::Step {
+            return a;
+        }
+        let b = self.values[i + 1].map(f64::from);
+        std::array::from_fn(|c| a[c] + (b[c] - a[c]) * u)
+    }
+}
+
+/// glTF's spherical linear interpolation of the rotation track at `tau`.
+fn slerp_at(track: &Track<4>, tau: f64) -> [f64; 4] {
+    let (i, u) = locate(&track.times, tau);
+    let a = track.values[i].map(f64::from);
+    if u == 0.0 {
+        return a;
+    }
+    let mut b = track.values[i + 1].map(f64::from);
+    let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
+    if d < 0.0 {
+        b = b.map(|c| -c);
+        d = -d;
+    }
+    if d > 0.999_999 {
+        return std::array::from_fn(|c| a[c] + (b[c] - a[c]) * u);
+    }
+    let omega = d.acos();
+    let (wa, wb) = (((1.0 - u) * omega).sin() / omega.sin(), (u * omega).sin() / omega.sin());
+    std::array::from_fn(|c| wa * a[c] + wb * b[c])
+}
+
+/// The direction glTF +Z points to after the rotation `q` (x, y, z, w).
+fn forward(q: [f64; 4]) -> [f64; 3] {
+    let [x, y, z, w] = q;
+    [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)]
+}
+
+/// A GLB read back.
+struct ReadBack {
+    doc: gltf::Document,
+    blob: Vec<u8>,
+}
+
+impl ReadBack {
+    fn new(glb: &[u8]) -> Self {
+        let gltf = gltf::Gltf::from_slice(glb).expect("the GLB parses");
+        let blob = gltf.blob.clone().unwrap_or_default();
+        ReadBack { doc: gltf.document, blob }
+    }
+
+    fn extras(&self) -> SceneExtras {
+        let scene = self.doc.default_scene().expect("a default scene");
+        let raw = scene.extras().as_ref().expect("scene extras");
+        let value: serde_json::Value = serde_json::from_str(raw.get()).unwrap();
+        serde_json::from_value(value[EXTRAS_KEY].clone()).expect("extras.crowdpatch is a SceneExtras")
+    }
+
+    fn animation(&self) -> gltf::Animation<'_> {
+        let mut animations = self.doc.animations();
+        let a = animations.next().expect("one animation");
+        assert!(animations.next().is_none(), "exactly one animation");
+        assert_eq!(a.name(), Some(ANIMATION_NAME));
+        a
+    }
+
+    /// Tracks by node index.
+    fn tracks(&self) -> BTreeMap<usize, NodeTracks> {
+        let mut out: BTreeMap<usize, NodeTracks> = BTreeMap::new();
+        for channel in self.animation().channels() {
+            let reader = channel.reader(|_| Some(self.blob.as_slice()));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            let interpolation = channel.sampler().interpolation();
+            let entry = out.entry(channel.target().node().index()).or_default();
+            match reader.read_outputs().unwrap() {
+                ReadOutputs::Translations(v) => {
+                    entry.translation = Some(Track { times, values: v.collect(), interpolation })
+                }
+                ReadOutputs::Rotations(v) => {
+                    entry.rotation = Some(Track { times, values: v.into_f32().collect(), interpolation })
+                }
+                ReadOutputs::Scales(v) => entry.scale = Some(Track { times, values: v.collect(), interpolation }),
+                ReadOutputs::MorphTargetWeights(_) => panic!("unexpected morph weights"),
+            }
+        }
+        out
+    }
+}
+
+fn gltf_point(p: [f64; 2]) -> [f64; 3] {
+    [p[0], 0.0, -p[1]]
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|c| (a[c] - b[c]).powi(2)).sum::<f64>().sqrt()
+}
+
+/// The extras a patch should carry, given the node indices read back.
+fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras {
+    SceneExtras {
+        format: patch.format,
+        name: patch.name.clone(),
+        size: patch.size,
+        period: patch.period,
+        agent_radius: patch.agent_radius,
+        comfort_speed: patch.comfort_speed,
+        seed: patch.seed,
+        patterns: patch.patterns.clone(),
+        obstacles: patch.obstacles.clone(),
+        agents,
+        metrics: patch.metrics.clone(),
+    }
+}
+
+/// Checks everything a player sees of `patch` against the read-back GLB.
+fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
+    let rb = ReadBack::new(glb);
+    let extras = rb.extras();
+    let period = patch.period;
+
+    // Extras: one record per agent, instances as `instances()` says, node
+    // names to match; the rest copied from the patch.
+    assert_eq!(extras.agents.len(), patch.agents.len());
+    let nodes: Vec<gltf::Node<'_>> = rb.doc.nodes().collect();
+    let mut agent_mesh = None;
+    for (i, (agent, record)) in patch.agents.iter().zip(&extras.agents).enumerate() {
+        let instances = agent.instances(period);
+        assert_eq!(record.kind, agent.kind);
+        assert_eq!(record.interval, [agent.start(), agent.end()]);
+        assert_eq!(record.first_instance, instances.start);
+        assert_eq!(record.nodes.len(), instances.clone().count());
+        for (k, &n) in instances.zip(&record.nodes) {
+            let node = &nodes[n];
+            assert_eq!(node.name(), Some(format!("agent {i} instance {k}").as_str()));
+            let mesh = node.mesh().expect("an instance node has the agent mesh").index();
+            assert_eq!(*agent_mesh.get_or_insert(mesh), mesh, "instances share one mesh");
+        }
+    }
+    assert_eq!(extras, expected_extras(patch, extras.agents.clone()));
+
+    // The animation runs from 0 to π exactly; every sampler is keyed at both.
+    let animation = rb.animation();
+    let period32 = period as f32;
+    for sampler in animation.samplers() {
+        let input = sampler.input();
+        assert_eq!(input.min(), Some(serde_json::json!([0.0])));
+        assert_eq!(input.max(), Some(serde_json::json!([period32])));
+    }
+    let tracks = rb.tracks();
+    for track in tracks.values() {
+        for times in [
+            track.translation.as_ref().map(|t| &t.times),
+            track.rotation.as_ref().map(|t| &t.times),
+            track.scale.as_ref().map(|t| &t.times),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            assert_eq!(times.first(), Some(&0.0));
+            assert_eq!(times.last(), Some(&period32));
+            assert!(times.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
+
+    // Play the loop: at many play times, every instance is where the path
+    // says (or hidden, holding the nearest end), facing its heading.
+    let steps = 400;
+    for (agent, record) in patch.agents.iter().zip(&extras.agents) {
+        let (start, end) = (agent.start(), agent.end());
+        for step in 0..=steps {
+            let tau = period * step as f64 / steps as f64;
+            let mut shown = 0;
+            for (j, &n) in record.nodes.iter().enumerate() {
+                let k = record.first_instance + j as i64;
+                let t = tau + k as f64 * period;
+                let track = &tracks[&n];
+                let (translation, rotation, scale) = (
+                    track.translation.as_ref().expect("a translation channel"),
+                    track.rotation.as_ref().expect("a rotation channel"),
+                    track.scale.as_ref().expect("a scale channel"),
+                );
+                assert_eq!(translation.interpolation, Interpolation::Linear);
+                assert_eq!(rotation.interpolation, Interpolation::Linear);
+                assert_eq!(scale.interpolation, Interpolation::Step);
+                for w in rotation.values.windows(2) {
+                    let d: f32 = (0..4).map(|c| w[0][c] * w[1][c]).sum();
+                    assert!(d >= 0.0, "consecutive rotations in opposite hemispheres");
+                }
+                let clamped = t.clamp(start, end);
+                let (p, h) = agent.sample(clamped).unwrap();
+                let at = translation.at(tau);
+                assert!(
+                    distance(at, gltf_point(p)) < 1e-4,
+                    "node {n} at τ = {tau}: {at:?}, path at t = {clamped}: {p:?}"
+                );
+                let f = forward(slerp_at(rotation, tau));
+                assert!(
+                    distance(f, gltf_point([h.cos(), h.sin()])) < 1e-4,
+                    "node {n} at τ = {tau}: faces {f:?}, heading {h}"
+                );
+                let s = scale.at(tau);
+                assert!(s == [0.0; 3] || s == [1.0; 3], "scale {s:?}");
+                // Away from the interval's ends (where STEP switches), the
+                // instance shows exactly when the path is there.
+                let margin = 1e-3;
+                if t > start + margin && t < end - margin {
+                    assert_eq!(s, [1.0; 3], "node {n} hidden at τ = {tau} (t = {t})");
+                    shown += 1;
+                } else if t < start - margin || t > end + margin {
+                    assert_eq!(s, [0.0; 3], "node {n} shown at τ = {tau} (t = {t})");
+                }
+            }
+            // A loop agent is always shown once; others at most once per
+            // time (except at the switch instants).
+            let interior = (0..record.nodes.len()).all(|j| {
+                let t = tau + (record.first_instance + j as i64) as f64 * period;
+                (t - start).abs() > 1e-3 && (t - end).abs() > 1e-3
+            });
+            if interior && (end - start - period).abs() < 1e-9 {
+                assert_eq!(shown, 1, "loop agent shown {shown} times at τ = {tau}");
+            }
+        }
+    }
+
+    // The static pose is the pose at τ = 0.
+    for (&n, track) in &tracks {
+        let node = &nodes[n];
+        let (t, r, s) = node.transform().decomposed();
+        if let Some(tr) = &track.translation {
+            assert_eq!(t, tr.values[0]);
+        }
+        if let Some(rt) = &track.rotation {
+            assert_eq!(r, rt.values[0]);
+        }
+        if let Some(sc) = &track.scale {
+            assert_eq!(s, sc.values[0]);
+        }
+    }
+}
+
+fn write(patch: &BakedPatch) -> Vec<u8> {
+    write_glb(patch, &GlbOptions::default()).expect("the patch is valid")
+}
+
+#[test]
+fn full_patch_plays_like_its_paths() {
+    let patch = common::full();
+    let glb = write(&patch);
+    assert_plays_like_the_patch(&patch, &glb);
+    let rb = ReadBack::new(&glb);
+    // 3 + 1 + 2 instance nodes, 2 obstacles, ground.
+    assert_eq!(rb.doc.nodes().count(), 6 + 2 + 1);
+    let scene = rb.doc.default_scene().unwrap();
+    assert_eq!(scene.nodes().count(), 9, "every node is a scene root");
+    let names: Vec<_> = rb.doc.materials().map(|m| m.name().unwrap().to_owned()).collect();
+    assert_eq!(names, ["agent", "obstacle", "ground"]);
+    // Obstacles stand on the ground, 0.8 m high, where the patch has them.
+    for node in rb.doc.nodes().filter(|n| n.name().is_some_and(|s| s.starts_with("obstacle"))) {
+        let mesh = node.mesh().unwrap();
+        let prim = mesh.primitives().next().unwrap();
+        let bb = prim.bounding_box();
+        assert_eq!((bb.min[1], bb.max[1]), (0.0, 0.8));
+        assert!(prim.get(&gltf::Semantic::Normals).is_some());
+    }
+    let circle = rb.doc.nodes().find(|n| n.name() == Some("obstacle 1")).unwrap();
+    let bb = circle.mesh().unwrap().primitives().next().unwrap().bounding_box();
+    assert!((bb.min[0] - 6.8).abs() < 1e-5 && (bb.max[2] + 6.8).abs() < 1e-5, "{bb:?}");
+    // The ground is L × L.
+    let ground = rb.doc.nodes().find(|n| n.name() == Some("ground")).unwrap();
+    let bb = ground.mesh().unwrap().primitives().next().unwrap().bounding_box();
+    assert_eq!((bb.min, bb.max), ([0.0, 0.0, -16.0], [16.0, 0.0, 0.0]));
+    // The agent body is ~1.75 m tall, r wide, standing on y = 0.
+    let agent = rb.doc.meshes().find(|m| m.name() == Some("agent")).unwrap();
+    let bb = agent.primitives().next().unwrap().bounding_box();
+    assert_eq!((bb.min[1], bb.max[1]), (0.0, 1.75));
+    assert!((bb.max[0] - 0.3).abs() < 1e-6 && bb.max[2] > 0.3, "a nose on +Z: {bb:?}");
+}
+
+#[test]
+fn endogenous_loop_starting_late_is_always_shown_once() {
+    let patch = common::loop_only();
+    assert_eq!(patch.agents[0].instances(patch.period), 0..2);
+    assert_plays_like_the_patch(&patch, &write(&patch));
+}
+
+#[test]
+fn instances_share_time_accessors() {
+    let patch = common::full();
+    let rb = ReadBack::new(&write(&patch));
+    let animation = rb.animation();
+    let mut inputs: Vec<usize> = animation.samplers().map(|s| s.input().index()).collect();
+    let samplers = inputs.len();
+    inputs.sort();
+    inputs.dedup();
+    // Translation and rotation of each node share one input; the
+    // always-shown instances share the scale input [0, π].
+    assert!(inputs.len() < samplers * 2 / 3, "{} inputs for {samplers} samplers", inputs.len());
+}
+
+#[test]
+fn patch_without_agents_keeps_a_loop_of_one_period() {
+    let patch = common::no_agents();
+    let glb = write(&patch);
+    assert_plays_like_the_patch(&patch, &glb);
+    let rb = ReadBack::new(&glb);
+    let animation = rb.animation();
+    let input = animation.samplers().next().unwrap().input();
+    assert_eq!(input.max(), Some(serde_json::json!([10.0])));
+    assert_eq!(rb.doc.meshes().count(), 3, "two obstacles and the ground, no agent mesh");
+    assert_eq!(rb.doc.materials().count(), 2);
+}
+
+#[test]
+fn empty_patch_without_ground_still_has_a_scene_and_a_loop() {
+    let patch = common::empty();
+    let options = GlbOptions { ground: false, ..GlbOptions::default() };
+    let glb = write_glb(&patch, &options).unwrap();
+    assert_plays_like_the_patch(&patch, &glb);
+    let rb = ReadBack::new(&glb);
+    // One placeholder node carries the scene and the loop.
+    assert_eq!(rb.doc.nodes().count(), 1);
+    assert_eq!(rb.doc.nodes().next().unwrap().name(), Some("empty patch"));
+    assert_eq!(rb.doc.meshes().count(), 0);
+    assert_eq!(rb.doc.animations().count(), 1);
+    assert_eq!(rb.extras(), expected_extras(&patch, vec![]));
+}
+
+#[test]
+fn writing_twice_gives_identical_bytes() {
+    for patch in [common::full(), common::loop_only(), common::no_agents(), common::empty()] {
+        let a = write(&patch);
+        let b = write(&patch.clone());
+        assert!(a == b, "{}: two writes differ", patch.name);
+        assert_eq!(a.len() % 4, 0);
+    }
+}
+
+#[test]
+fn options_shape_the_meshes() {
+    let patch = common::full();
+    let options = GlbOptions { obstacle_height: 2.5, agent_height: 1.6, ground: false, circle_segments: 48 };
+    let rb = ReadBack::new(&write_glb(&patch, &options).unwrap());
+    assert!(rb.doc.nodes().all(|n| n.name() != Some("ground")));
+    let circle = rb.doc.meshes().find(|m| m.name() == Some("obstacle 1")).unwrap();
+    let prim = circle.primitives().next().unwrap();
+    assert_eq!(prim.bounding_box().max[1], 2.5);
+    // 48 wall pairs, a hub and 48 cap vertices.
+    assert_eq!(prim.get(&gltf::Semantic::Positions).unwrap().count(), 48 * 2 + 1 + 48);
+    let agent = rb.doc.meshes().find(|m| m.name() == Some("agent")).unwrap();
+    assert_eq!(agent.primitives().next().unwrap().bounding_box().max[1], 1.6);
+}
+
+/// Asserts that writing `patch` fails with an error matching `expected`.
+fn assert_rejects(patch: &BakedPatch, options: &GlbOptions, expected: impl Fn(&ExportError) -> bool) {
+    match write_glb(patch, options) {
+        Ok(_) => panic!("accepted a bad patch"),
+        Err(e) => assert!(expected(&e), "unexpected error: {e} ({e:?})"),
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let ok = GlbOptions::default();
+    let with = |f: &dyn Fn(&mut BakedPatch)| {
+        let mut p = common::full();
+        f(&mut p);
+        p
+    };
+
+    // Agents: too few keys (none, one), NaN, time going back, too long.
+    let p = with(&|p| p.agents[1].keys.clear());
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::TooFewKeys { agent: 1, count: 0 }));
+    let p = with(&|p| p.agents[2].keys.truncate(1));
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::TooFewKeys { agent: 2, count: 1 }));
+    assert!(write_glb(&p, &ok).unwrap_err().to_string().contains("agent 2"));
+    let p = with(&|p| p.agents[0].keys[3].position[1] = f64::NAN);
+    assert_rejects(
+        &p,
+        &ok,
+        |e| matches!(e, ExportError::NonFinite { path, .. } if path == "agents[0].keys[3].position[1]"),
+    );
+    let p = with(&|p| p.agents[0].keys[2].heading = f64::INFINITY);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::NonFinite { path, .. } if path.starts_with("agents[0]")));
+    let p = with(&|p| p.agents[1].keys[2].t = 4.0);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::TimeNotIncreasing { agent: 1, key: 2, .. }));
+    let p = with(&|p| p.agents[1].keys[2].t = 1e300);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::PathTooLong { agent: 1, .. }));
+    let p = with(&|p| p.agents[1].keys[2].t = 1e5);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::PathTooLong { agent: 1, .. }));
+    let p = with(&|p| {
+        p.agents[1].keys = vec![
+            PathKey { t: -1e12, position: [0.0, 0.0], heading: 0.0 },
+            PathKey { t: -1e12 + 1.0, position: [1.0, 0.0], heading: 0.0 },
+        ]
+    });
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::PathTooLong { agent: 1, .. }));
+
+    // Patch parameters, boundary points, metrics.
+    for (field, f) in [
+        ("period", (|p: &mut BakedPatch| p.period = 0.0) as fn(&mut BakedPatch)),
+        ("size", |p| p.size = f64::NAN),
+        ("agent_radius", |p| p.agent_radius = -0.3),
+        ("comfort_speed", |p| p.comfort_speed = f64::INFINITY),
+    ] {
+        assert_rejects(&with(&f), &ok, |e| matches!(e, ExportError::InvalidParameter { field: x, .. } if *x == field));
+    }
+    let p = with(&|p| p.format = 99);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::UnsupportedFormat { found: 99, .. }));
+    let p = with(&|p| p.patterns.west.exits[1].velocity[0] = f64::NAN);
+    assert_rejects(
+        &p,
+        &ok,
+        |e| matches!(e, ExportError::NonFinite { path, .. } if path == "patterns.west.exits[1].velocity[0]"),
+    );
+    let p = with(&|p| p.metrics.speed.mean = f64::NAN);
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::NonFinite { path, .. } if path == "metrics.speed.mean"));
+    let p = with(&|p| p.metrics.min_separation = Some(f64::INFINITY));
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::NonFinite { .. }));
+
+    // Obstacles.
+    for bad in [
+        Obstacle::Polygon(vec![[0.0, 0.0], [1.0, 1.0]]),
+        Obstacle::Polygon(vec![[0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]),
+        Obstacle::Polygon(vec![[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]),
+        Obstacle::Polygon(vec![[0.0, 0.0], [1.0, f64::NAN], [2.0, 0.0]]),
+        Obstacle::Polygon(vec![]),
+        Obstacle::Circle { center: [1.0, 1.0], radius: 0.0 },
+        Obstacle::Circle { center: [f64::NAN, 1.0], radius: 1.0 },
+    ] {
+        let p = with(&|p| p.obstacles.push(bad.clone()));
+        assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidObstacle { obstacle: 2, .. }));
+    }
+
+    // Options.
+    let patch = common::full();
+    for options in [
+        GlbOptions { obstacle_height: 0.0, ..ok.clone() },
+        GlbOptions { obstacle_height: f64::NAN, ..ok.clone() },
+        GlbOptions { agent_height: -1.0, ..ok.clone() },
+        GlbOptions { circle_segments: 8, ..ok.clone() },
+    ] {
+        assert_rejects(&patch, &options, |e| matches!(e, ExportError::InvalidOption { .. }));
+    }
+}
+
+#[test]
+fn odd_but_valid_paths_are_written() {
+    // A path starting before 0, one ending exactly on a window boundary, one
+    // a hair before it, and one whose keys are closer than f32 can tell.
+    let mut patch = common::base("odd");
+    let agent = |keys: &[(f64, [f64; 2])]| BakedAgent {
+        kind: crowdpatch_runtime::AgentKind::Endogenous { index: 0 },
+        keys: common::path(keys),
+    };
+    patch.agents = vec![
+        agent(&[(-3.0, [1.0, 1.0]), (4.0, [5.0, 1.0])]),
+        agent(&[(5.0, [1.0, 2.0]), (20.0, [15.0, 2.0])]),
+        agent(&[(5.0, [1.0, 3.0]), (10.0 - 1e-9, [9.0, 3.0]), (12.0, [11.0, 3.0])]),
+        agent(&[(2.0, [1.0, 4.0]), (2.0 + 1e-9, [1.0 + 1e-9, 4.0]), (6.0, [5.0, 4.0])]),
+    ];
+    let glb = write(&patch);
+    assert_plays_like_the_patch(&patch, &glb);
+}
