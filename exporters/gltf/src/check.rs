@@ -1,35 +1,64 @@
 //! Input checks, run before anything is built: a patch that passes them can be
-//! written without a panic and gives a file that parses back to the same
-//! numbers.
+//! written without a panic, gives a valid file (every number finite in `f32`,
+//! animation times strictly increasing) and parses back to the same numbers.
 
 use crowdpatch_runtime::format::{BakedPatch, Metrics, Obstacle, Sides};
 use crowdpatch_runtime::{BakedPattern, FORMAT_VERSION};
 
-use crate::{ExportError, GlbOptions, MAX_INSTANCES_PER_AGENT};
+use crate::{ExportError, GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
 
 /// Path times may reach at most this many periods from 0, so that instance
 /// indices and window starts `kπ` stay exact in `f64` and `i64`.
 const MAX_PERIODS_FROM_ZERO: f64 = 1e9;
 
+/// Largest magnitude of a heading `[rad]` (baked headings are in (−π, π];
+/// beyond this the angle itself is imprecise in `f64`).
+const MAX_HEADING: f64 = 1e6;
+
+/// Limits of the period `[s]`: `f32` key times need a period well inside
+/// their range.
+const PERIOD_RANGE: (f64, f64) = (1e-3, 1e6);
+
 fn finite(path: impl FnOnce() -> String, value: f64) -> Result<(), ExportError> {
     if value.is_finite() { Ok(()) } else { Err(ExportError::NonFinite { path: path(), value }) }
 }
 
-fn positive(field: &'static str, value: f64) -> Result<(), ExportError> {
-    if value.is_finite() && value > 0.0 { Ok(()) } else { Err(ExportError::InvalidParameter { field, value }) }
+/// A finite coordinate within ±[`MAX_COORDINATE`].
+fn coordinate(path: impl Fn() -> String, value: f64) -> Result<(), ExportError> {
+    finite(&path, value)?;
+    if value.abs() <= MAX_COORDINATE {
+        Ok(())
+    } else {
+        Err(ExportError::OutOfRange {
+            path: path(),
+            value,
+            limit: MAX_COORDINATE,
+            why: "glTF stores geometry as 32-bit floats; check the patch's coordinates (metres)",
+        })
+    }
+}
+
+fn parameter(
+    field: &'static str,
+    value: f64,
+    (min, max): (f64, f64),
+    expected: &'static str,
+) -> Result<(), ExportError> {
+    // Written so that NaN fails.
+    if value > min && value <= max { Ok(()) } else { Err(ExportError::InvalidParameter { field, value, expected }) }
 }
 
 /// Checks the options against their documented limits.
 pub(crate) fn options(options: &GlbOptions) -> Result<(), ExportError> {
-    let positive_length = |option: &'static str, value: f64| {
-        if value.is_finite() && value > 0.0 && value <= 1e4 {
+    let height = |option: &'static str, value: f64| {
+        if value > 0.0 && value <= 1e4 {
             Ok(())
         } else {
-            Err(ExportError::InvalidOption { option, value, expected: "a height in metres, finite, > 0 and ≤ 10000" })
+            Err(ExportError::InvalidOption { option, value, expected: "a height in metres, > 0 and ≤ 10000" })
         }
     };
-    positive_length("obstacle_height", options.obstacle_height)?;
-    positive_length("agent_height", options.agent_height)?;
+    height("obstacle_height", options.obstacle_height)?;
+    height("agent_height", options.agent_height)?;
     if !(GlbOptions::MIN_CIRCLE_SEGMENTS..=GlbOptions::MAX_CIRCLE_SEGMENTS).contains(&options.circle_segments) {
         return Err(ExportError::InvalidOption {
             option: "circle_segments",
@@ -40,19 +69,29 @@ pub(crate) fn options(options: &GlbOptions) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Checks everything of the patch the exporter relies on, in file order.
+/// Checks everything of the patch the exporter relies on, in file order;
+/// returns the first problem.
 pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
     if patch.format != FORMAT_VERSION {
         return Err(ExportError::UnsupportedFormat { found: patch.format, expected: FORMAT_VERSION });
     }
-    positive("size", patch.size)?;
-    positive("period", patch.period)?;
-    positive("agent_radius", patch.agent_radius)?;
-    positive("comfort_speed", patch.comfort_speed)?;
+    let metres = (0.0, MAX_COORDINATE);
+    parameter("size", patch.size, metres, "finite, > 0 and ≤ 1e6 m")?;
+    let (min, max) = PERIOD_RANGE;
+    if !(patch.period >= min && patch.period <= max) {
+        return Err(ExportError::InvalidParameter {
+            field: "period",
+            value: patch.period,
+            expected: "finite, ≥ 0.001 s and ≤ 1e6 s",
+        });
+    }
+    parameter("agent_radius", patch.agent_radius, metres, "finite, > 0 and ≤ 1e6 m")?;
+    parameter("comfort_speed", patch.comfort_speed, (0.0, f64::MAX), "finite and > 0")?;
     patterns(&patch.patterns)?;
     for (i, obstacle) in patch.obstacles.iter().enumerate() {
         self::obstacle(i, obstacle)?;
     }
+    let mut instances = 0usize;
     for (i, agent) in patch.agents.iter().enumerate() {
         let keys = &agent.keys;
         if keys.len() < 2 {
@@ -61,9 +100,18 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
         for (j, key) in keys.iter().enumerate() {
             finite(|| format!("agents[{i}].keys[{j}].t"), key.t)?;
             for (c, &v) in key.position.iter().enumerate() {
-                finite(|| format!("agents[{i}].keys[{j}].position[{c}]"), v)?;
+                coordinate(|| format!("agents[{i}].keys[{j}].position[{c}]"), v)?;
             }
-            finite(|| format!("agents[{i}].keys[{j}].heading"), key.heading)?;
+            let heading = || format!("agents[{i}].keys[{j}].heading");
+            finite(heading, key.heading)?;
+            if key.heading.abs() > MAX_HEADING {
+                return Err(ExportError::OutOfRange {
+                    path: heading(),
+                    value: key.heading,
+                    limit: MAX_HEADING,
+                    why: "a heading this large has lost its precision; headings are in (−π, π]",
+                });
+            }
             if j > 0 && key.t <= keys[j - 1].t {
                 return Err(ExportError::TimeNotIncreasing { agent: i, key: j, previous: keys[j - 1].t, t: key.t });
             }
@@ -73,7 +121,8 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
         // An upper bound of the instance count, computed without integer
         // casts, so that `BakedAgent::instances` cannot overflow.
         let too_far = a.abs() > MAX_PERIODS_FROM_ZERO || b.abs() > MAX_PERIODS_FROM_ZERO;
-        if too_far || b.ceil() - a.floor() > MAX_INSTANCES_PER_AGENT as f64 {
+        let bound = b.ceil() - a.floor();
+        if too_far || bound > MAX_INSTANCES_PER_AGENT as f64 {
             return Err(ExportError::PathTooLong {
                 agent: i,
                 start,
@@ -82,6 +131,10 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
                 max: MAX_INSTANCES_PER_AGENT,
             });
         }
+        instances += agent.instances(patch.period).count();
+    }
+    if instances > MAX_INSTANCES {
+        return Err(ExportError::TooManyInstances { count: instances, max: MAX_INSTANCES });
     }
     metrics(&patch.metrics)
 }
@@ -105,16 +158,18 @@ fn obstacle(index: usize, obstacle: &Obstacle) -> Result<(), ExportError> {
     let invalid = |reason: String| ExportError::InvalidObstacle { obstacle: index, reason };
     match obstacle {
         Obstacle::Circle { center, radius } => {
-            if !(center[0].is_finite() && center[1].is_finite()) {
-                return Err(invalid(format!("circle centre {center:?} is not finite")));
+            for (c, &v) in center.iter().enumerate() {
+                coordinate(|| format!("obstacles[{index}].circle.center[{c}]"), v)?;
             }
-            if !(radius.is_finite() && *radius > 0.0) {
-                return Err(invalid(format!("circle radius {radius} m must be finite and > 0")));
+            if !(*radius > 0.0 && *radius <= MAX_COORDINATE) {
+                return Err(invalid(format!("circle radius {radius} m must be > 0 and ≤ 1e6 m")));
             }
         }
         Obstacle::Polygon(vertices) => {
-            if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !(v[0].is_finite() && v[1].is_finite())) {
-                return Err(invalid(format!("polygon vertex {i} {v:?} is not finite")));
+            for (j, v) in vertices.iter().enumerate() {
+                for (c, &x) in v.iter().enumerate() {
+                    coordinate(|| format!("obstacles[{index}].polygon[{j}][{c}]"), x)?;
+                }
             }
             // The mesh code drops repeated vertices (and a closing copy of the
             // first); what remains must be a proper polygon.

@@ -20,13 +20,30 @@ pub enum ExportError {
     },
 
     /// A scalar parameter of the patch (`size`, `period`, `agent_radius`,
-    /// `comfort_speed`) is not finite or not positive.
-    #[error("{field} = {value} is invalid: it must be finite and > 0")]
+    /// `comfort_speed`) is out of its limits.
+    #[error("{field} = {value} is invalid: it must be {expected}")]
     InvalidParameter {
         /// Field name in [`BakedPatch`](crowdpatch_runtime::BakedPatch).
         field: &'static str,
         /// The value given.
         value: f64,
+        /// Its limits, e.g. `finite, > 0 and ≤ 1e6 m`.
+        expected: &'static str,
+    },
+
+    /// A coordinate of a path key or an obstacle lies so far from the origin
+    /// that the 32-bit floats of glTF would lose it, or a heading is so
+    /// large that it has lost its precision.
+    #[error("{path} = {value} is beyond ±{limit}: {why}")]
+    OutOfRange {
+        /// Where the number sits, e.g. `agents[2].keys[5].position[0]`.
+        path: String,
+        /// The value given.
+        value: f64,
+        /// The largest magnitude accepted (`[m]` or `[rad]`).
+        limit: f64,
+        /// Why there is a limit, and what to check.
+        why: &'static str,
     },
 
     /// A number that ends up in the file (a boundary point, a path key, a
@@ -81,6 +98,16 @@ pub enum ExportError {
         /// The patch period `[s]`.
         period: f64,
         /// The instance limit.
+        max: usize,
+    },
+
+    /// The agents together have more instances (nodes) than one file may
+    /// hold.
+    #[error("the agents have {count} instances in all, more than the {max} a GLB may hold; split the patch")]
+    TooManyInstances {
+        /// Instances of all agents.
+        count: usize,
+        /// [`MAX_INSTANCES`](crate::MAX_INSTANCES).
         max: usize,
     },
 

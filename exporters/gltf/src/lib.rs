@@ -99,6 +99,14 @@ pub const EXTRAS_KEY: &str = "crowdpatch";
 /// span. A longer path is rejected with [`ExportError::PathTooLong`].
 pub const MAX_INSTANCES_PER_AGENT: usize = 1024;
 
+/// Most agent instances (nodes) written in all.
+pub const MAX_INSTANCES: usize = 1 << 20;
+
+/// Largest magnitude `[m]` accepted for a coordinate, the patch size or a
+/// radius. glTF stores geometry as `f32`, whose spacing is about 1 mm at
+/// 16 km and 6 cm at 1000 km: a patch reaching further is surely wrong.
+pub const MAX_COORDINATE: f64 = 1e6;
+
 /// Segments round the agent capsule.
 const AGENT_SEGMENTS: usize = 24;
 
@@ -146,13 +154,16 @@ impl Default for GlbOptions {
 ///
 /// # Errors
 /// Checks the whole input first and returns an [`ExportError`] naming the
-/// first problem: a format version other than [`FORMAT_VERSION`], a
-/// non-positive or non-finite size, period, agent radius or comfort speed, any
-/// non-finite number (path key, boundary point, metric; the error holds its
-/// path), an agent with fewer than two keys or with times that do not strictly
-/// increase, a path spanning more than [`MAX_INSTANCES_PER_AGENT`] periods, an
-/// obstacle that is not a proper shape (radius ≤ 0, fewer than three distinct
-/// vertices, zero area), an option out of its limits, or a file over 4 GiB.
+/// first problem: a format version other than [`FORMAT_VERSION`]; a size or
+/// agent radius not in `(0, 1e6]` m, a period not in `[0.001, 1e6]` s, a
+/// comfort speed not finite and positive; any non-finite number (path key,
+/// boundary point, metric; the error holds its path), a coordinate beyond
+/// ±[`MAX_COORDINATE`] or a heading beyond ±10⁶ rad; an agent with fewer than two keys or with times that
+/// do not strictly increase; a path spanning more than
+/// [`MAX_INSTANCES_PER_AGENT`] periods or more than [`MAX_INSTANCES`]
+/// instances in all; an obstacle that is not a proper shape (radius ≤ 0,
+/// fewer than three distinct vertices, zero area); an option out of its
+/// limits; a file over 4 GiB.
 ///
 /// # Panics
 /// Never, for any input.

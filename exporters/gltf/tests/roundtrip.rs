@@ -473,7 +473,11 @@ fn bad_input_is_an_error_not_a_panic() {
         Obstacle::Circle { center: [f64::NAN, 1.0], radius: 1.0 },
     ] {
         let p = with(&|p| p.obstacles.push(bad.clone()));
-        assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidObstacle { obstacle: 2, .. }));
+        assert_rejects(&p, &ok, |e| match e {
+            ExportError::InvalidObstacle { obstacle, .. } => *obstacle == 2,
+            ExportError::NonFinite { path, .. } => path.starts_with("obstacles[2]"),
+            _ => false,
+        });
     }
 
     // Options.
@@ -505,4 +509,153 @@ fn odd_but_valid_paths_are_written() {
     ];
     let glb = write(&patch);
     assert_plays_like_the_patch(&patch, &glb);
+}
+
+#[test]
+fn coordinates_and_periods_out_of_f32_reach_are_errors() {
+    let ok = GlbOptions::default();
+    let mut p = common::full();
+    p.agents[0].keys[1].position[0] = 1e30;
+    assert_rejects(
+        &p,
+        &ok,
+        |e| matches!(e, ExportError::OutOfRange { path, .. } if path == "agents[0].keys[1].position[0]"),
+    );
+    let mut p = common::full();
+    p.obstacles[0] = Obstacle::Polygon(vec![[0.0, 0.0], [1e9, 0.0], [0.0, 1.0]]);
+    assert_rejects(
+        &p,
+        &ok,
+        |e| matches!(e, ExportError::OutOfRange { path, .. } if path == "obstacles[0].polygon[1][0]"),
+    );
+    for period in [1e-9, 1e9, f64::NAN, -10.0] {
+        let mut p = common::full();
+        p.period = period;
+        assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidParameter { field: "period", .. }));
+    }
+    let mut p = common::full();
+    p.size = 1e300;
+    assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidParameter { field: "size", .. }));
+}
+
+#[test]
+fn too_many_instances_in_all_is_an_error() {
+    let mut p = common::base("crowded");
+    let long = BakedAgent {
+        kind: crowdpatch_runtime::AgentKind::Endogenous { index: 0 },
+        keys: common::path(&[(0.0, [1.0, 1.0]), (9_999.5, [2.0, 1.0])]),
+    };
+    assert_eq!(long.instances(p.period).count(), 1000);
+    p.agents = vec![long; crowdpatch_gltf::MAX_INSTANCES / 1000 + 1];
+    assert_rejects(&p, &GlbOptions::default(), |e| matches!(e, ExportError::TooManyInstances { .. }));
+}
+
+/// A small deterministic generator (xorshift64*), so that the test needs no
+/// random-number crate and always sees the same cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in [a, b).
+    fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// [`Rng::spoil`] of a uniform number in [a, b).
+    fn spoilt_range(&mut self, a: f64, b: f64) -> f64 {
+        let v = self.range(a, b);
+        self.spoil(v)
+    }
+    /// Mostly `value`, sometimes a number that breaks things.
+    fn spoil(&mut self, value: f64) -> f64 {
+        match self.below(60) {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => -value,
+            3 => 0.0,
+            4 => value * 1e12,
+            _ => value,
+        }
+    }
+}
+
+/// Random patches, many of them broken: the writer returns an error or a
+/// GLB that the `gltf` crate reads, with strictly increasing key times from
+/// 0 to π, and never panics.
+#[test]
+fn random_patches_never_panic() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut written, mut rejected) = (0, 0);
+    for case in 0..3000 {
+        let mut p = common::base(&format!("random {case}"));
+        p.period = rng.spoil(10.0);
+        p.size = rng.spoil(16.0);
+        p.agent_radius = rng.spoil(0.3);
+        for _ in 0..rng.below(5) {
+            let n = rng.below(8);
+            let mut t = rng.range(-5.0, 15.0);
+            let mut keys = Vec::new();
+            for _ in 0..n {
+                keys.push(PathKey {
+                    t: rng.spoil(t),
+                    position: [rng.spoilt_range(-1.0, 17.0), rng.range(-1.0, 17.0)],
+                    heading: rng.spoilt_range(-4.0, 4.0),
+                });
+                // Mostly forward in time, by steps from 1e-9 s to 8 s.
+                t += if rng.below(20) == 0 { -1.0 } else { 10f64.powf(rng.range(-9.0, 0.9)) };
+            }
+            p.agents.push(BakedAgent { kind: crowdpatch_runtime::AgentKind::Endogenous { index: 0 }, keys });
+        }
+        for _ in 0..rng.below(4) {
+            if rng.below(2) == 0 {
+                let center = [rng.range(0.0, 16.0), rng.range(0.0, 16.0)];
+                p.obstacles.push(Obstacle::Circle { center, radius: rng.spoilt_range(0.01, 3.0) });
+            } else {
+                // Often self-intersecting, with repeats and collinear runs.
+                let n = rng.below(10);
+                let mut v = Vec::new();
+                for _ in 0..n {
+                    match rng.below(6) {
+                        0 if !v.is_empty() => v.push(v[rng.below(v.len())]),
+                        1 => v.push([rng.range(0.0, 4.0).round(), 0.0]),
+                        _ => v.push([rng.spoilt_range(0.0, 4.0), rng.range(0.0, 4.0)]),
+                    }
+                }
+                p.obstacles.push(Obstacle::Polygon(v));
+            }
+        }
+        let options = GlbOptions { ground: rng.below(2) == 0, ..GlbOptions::default() };
+        let Ok(glb) = write_glb(&p, &options) else {
+            rejected += 1;
+            continue;
+        };
+        written += 1;
+        let rb = ReadBack::new(&glb);
+        let period32 = p.period as f32;
+        for channel in rb.animation().channels() {
+            let reader = channel.reader(|_| Some(rb.blob.as_slice()));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            assert_eq!((times[0], times[times.len() - 1]), (0.0, period32), "case {case}");
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "case {case}: {times:?}");
+        }
+        // Where f32 key times can hold the path to 0.1 mm: speeds below
+        // 20 m/s (a key time rounded by up to 1 µs moves the agent 20 µm).
+        let speed = |w: &[PathKey]| {
+            let d = (w[1].position[0] - w[0].position[0]).hypot(w[1].position[1] - w[0].position[1]);
+            d / (w[1].t - w[0].t)
+        };
+        if p.agents.iter().all(|a| a.keys.windows(2).all(|w| speed(w) < 20.0)) {
+            assert_plays_like_the_patch(&p, &glb);
+        }
+    }
+    println!("{written} written, {rejected} rejected");
+    // Both paths were exercised.
+    assert!(written > 50 && rejected > 50, "{written} written, {rejected} rejected");
 }
