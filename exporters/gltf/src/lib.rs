@@ -32,7 +32,8 @@
 //!   node `k` of an agent: a LINEAR translation and a LINEAR rotation channel
 //!   keyed at the path's keys inside the window `(kπ, (k+1)π)` (at
 //!   `τ = t − kπ`) and at `τ = 0` and `τ = π`, and a STEP scale channel that
-//!   is 1 where `τ + kπ` lies in the path's interval and 0 elsewhere. While
+//!   is 1 where `τ + kπ` lies in the path's interval `[start, end)` and 0
+//!   elsewhere (an endogenous loop's two instances hand over at `t₀`). While
 //!   hidden an instance holds the nearest end of its path. Key-time accessors
 //!   are shared where equal. A patch without agents keeps the animation with
 //!   one constant scale channel on its first node, so that every tile has a
@@ -43,7 +44,9 @@
 //!   r, comfort speed, seed, the four baked patterns with velocities,
 //!   obstacles, one [`AgentExtras`] per agent with its interval and the node
 //!   index of each instance, metrics). Read it back with
-//!   `serde_json::from_str::<SceneExtras>`.
+//!   `serde_json::from_str::<SceneExtras>`; to get every `f64` back
+//!   bit for bit, the reader's `serde_json` needs its `float_roundtrip`
+//!   feature (its default parser may be one ulp off).
 //!
 //! The output is a pure function of the input: the same patch and options
 //! give the same bytes.
@@ -69,7 +72,14 @@
 //! };
 //! let glb = write_glb(&patch, &GlbOptions::default())?;
 //! assert_eq!(&glb[..4], b"glTF");
-//! # Ok::<(), crowdpatch_gltf::ExportError>(())
+//!
+//! // Every tile has the animation `loop`, one period long.
+//! let gltf = gltf::Gltf::from_slice(&glb)?;
+//! let animation = gltf.animations().next().unwrap();
+//! assert_eq!(animation.name(), Some(crowdpatch_gltf::ANIMATION_NAME));
+//! let input = animation.samplers().next().unwrap().input();
+//! assert_eq!(input.max(), Some(serde_json::json!([10.0])));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod animation;
@@ -158,9 +168,9 @@ impl Default for GlbOptions {
 /// agent radius not in `(0, 1e6]` m, a period not in `[0.001, 1e6]` s, a
 /// comfort speed not finite and positive; any non-finite number (path key,
 /// boundary point, metric; the error holds its path), a coordinate beyond
-/// ±[`MAX_COORDINATE`] or a heading beyond ±10⁶ rad; an agent with fewer than two keys or with times that
-/// do not strictly increase; a path spanning more than
-/// [`MAX_INSTANCES_PER_AGENT`] periods or more than [`MAX_INSTANCES`]
+/// ±[`MAX_COORDINATE`] or a heading beyond ±10⁶ rad; an agent with fewer than
+/// two keys or with times that do not strictly increase; a path spanning more
+/// than [`MAX_INSTANCES_PER_AGENT`] periods, or more than [`MAX_INSTANCES`]
 /// instances in all; an obstacle that is not a proper shape (radius ≤ 0,
 /// fewer than three distinct vertices, zero area); an option out of its
 /// limits; a file over 4 GiB.
