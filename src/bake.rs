@@ -232,25 +232,34 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
     })
 }
 
+/// Slowest average speed `[m/s]` over a key's neighbourhood that still
+/// defines a heading; slower, the agent keeps the heading it had.
+pub const MIN_HEADING_SPEED: f64 = 0.2;
+
 /// Headings `[rad]` at the control points of a path: the direction of the
 /// central difference of positions (one-sided at open ends), carried over
-/// where the agent stands still; the same at both ends of a loop.
-pub fn headings(agent: &Agent) -> Vec<f64> {
+/// where the agent stands still or barely moves; the same at both ends of a
+/// loop of period `period` `[s]`.
+pub fn headings(agent: &Agent, period: f64) -> Vec<f64> {
     let pts = &agent.path.points;
     let n = pts.len();
     let looped = agent.path.looped;
     let mut out: Vec<Option<f64>> = (0..n)
         .map(|i| {
-            let (a, b) = if looped {
+            let (a, b, dt) = if looped {
                 // Points 0 and n−1 coincide; neighbours wrap around them.
                 let prev = if i == 0 { n - 2 } else { i - 1 };
                 let next = if i == n - 1 { 1 } else { i + 1 };
-                (pts[prev].p, pts[next].p)
+                let dt = (pts[next].t - pts[prev].t).rem_euclid(period).max(1e-9);
+                (pts[prev], pts[next], dt)
             } else {
-                (pts[i.saturating_sub(1)].p, pts[(i + 1).min(n - 1)].p)
+                let (a, b) = (pts[i.saturating_sub(1)], pts[(i + 1).min(n - 1)]);
+                (a, b, b.t - a.t)
             };
-            let d = b - a;
-            (d.norm() > 1e-6).then(|| d.y.atan2(d.x))
+            let d = b.p - a.p;
+            // Shuffling on the spot (below the speed of a slow step) keeps the
+            // heading it had.
+            (d.norm() / dt >= MIN_HEADING_SPEED).then(|| d.y.atan2(d.x))
         })
         .collect();
     // Fill gaps: forward with the last known, then the start backwards.
@@ -266,8 +275,8 @@ pub fn headings(agent: &Agent) -> Vec<f64> {
 }
 
 /// The baked form of an agent.
-pub fn baked_agent(agent: &Agent) -> BakedAgent {
-    let hs = headings(agent);
+pub fn baked_agent(agent: &Agent, period: f64) -> BakedAgent {
+    let hs = headings(agent, period);
     BakedAgent {
         kind: agent.kind,
         keys: agent
@@ -307,7 +316,7 @@ impl Bake {
             seed: self.patch.seed,
             patterns: baked_patterns(&self.patch),
             obstacles: self.patch.obstacles.clone(),
-            agents: self.agents.iter().map(baked_agent).collect(),
+            agents: self.agents.iter().map(|a| baked_agent(a, self.patch.period)).collect(),
             metrics: self.metrics.clone(),
         }
     }

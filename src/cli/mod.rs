@@ -1,6 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
+mod preview;
 mod validate;
 
 use clap::{Parser, Subcommand};
