@@ -1000,4 +1000,119 @@ mod tests {
         assert!((exit.velocity - Vec2::new(-1.33, 0.0)).norm() < 1e-12);
         assert_eq!(exit.position, Vec2::new(0.0, 8.0));
     }
+
+    use proptest::prelude::*;
+
+    fn point() -> impl Strategy<Value = BoundaryPoint> {
+        (0.0..16.0f64, 0.0..10.0f64, proptest::option::of((-2.0..2.0f64, 0.1..2.0f64)))
+            .prop_map(|(s, t, v)| BoundaryPoint { s, t, velocity: v.map(|(a, b)| [a, b]) })
+    }
+
+    fn pattern() -> impl Strategy<Value = Pattern> {
+        (proptest::collection::vec(point(), 0..6), proptest::collection::vec(point(), 0..6)).prop_map(|(e, x)| {
+            Pattern {
+                name: None,
+                length: 16.0,
+                period: 10.0,
+                // Exits point outward in the side frame.
+                exits: x
+                    .into_iter()
+                    .map(|b| BoundaryPoint { velocity: b.velocity.map(|v| [v[0], -v[1]]), ..b })
+                    .collect(),
+                entries: e,
+            }
+        })
+    }
+
+    fn close(a: &Pattern, b: &Pattern) -> bool {
+        let same = |p: &[BoundaryPoint], q: &[BoundaryPoint]| {
+            p.len() == q.len()
+                && p.iter().zip(q).all(|(x, y)| {
+                    (x.s - y.s).abs() < 1e-12
+                        && x.t == y.t
+                        && match (x.velocity, y.velocity) {
+                            (None, None) => true,
+                            (Some(u), Some(v)) => u == v,
+                            _ => false,
+                        }
+                })
+        };
+        same(&a.entries, &b.entries) && same(&a.exits, &b.exits) && a.length == b.length && a.period == b.period
+    }
+
+    proptest! {
+        #[test]
+        fn mirror_twice_is_identity(p in pattern()) {
+            prop_assert!(close(&p.mirror().mirror(), &p));
+        }
+
+        #[test]
+        fn four_quarter_turns_are_identity(p in pattern(), q in -3i32..4) {
+            let mut r = p.clone();
+            for _ in 0..4 { r = r.rotated(q); }
+            prop_assert_eq!(&r, &p);
+            prop_assert_eq!(&p.rotated(q).rotated(-q), &p);
+        }
+
+        /// The mirror rule, checked in the world: a point on side k of patch A
+        /// and its mirror on side k + 2 of the neighbour B are the same place,
+        /// time and velocity, with entry and exit swapped.
+        #[test]
+        fn a_mirror_pattern_meets_its_original_across_the_seam(p in pattern(), k in 0usize..4) {
+            let l = 16.0;
+            let side = Side::from_index(k);
+            let offset = Vec2::from(side.inward_normal()) * -l; // B's origin in A's frame
+            let world = |side: Side, b: &BoundaryPoint, origin: Vec2| {
+                let pos = v2(side.point(b.s, l)) + origin;
+                let vel = b.velocity.map(|v| rotate_quarter(v2(v), side.index() as i32));
+                (pos, b.t, vel)
+            };
+            let m = p.mirror();
+            for (a, b) in p.entries.iter().zip(&m.exits).chain(p.exits.iter().zip(&m.entries)) {
+                let (pa, ta, va) = world(side, a, Vec2::zeros());
+                let (pb, tb, vb) = world(side.opposite(), b, offset);
+                prop_assert!((pa - pb).norm() < 1e-9, "{} vs {}", pa, pb);
+                prop_assert_eq!(ta, tb);
+                match (va, vb) {
+                    (Some(u), Some(v)) => prop_assert!((u - v).norm() < 1e-12),
+                    (None, None) => {}
+                    _ => prop_assert!(false, "velocity lost"),
+                }
+            }
+        }
+
+        #[test]
+        fn a_patch_turned_four_times_is_itself(q in 1i32..4, cx in 3.0..13.0f64, cy in 3.0..13.0f64, s in 1.0..15.0f64) {
+            let text = format!(r#"{{"format":1,"size":16,"period":10,
+                "sides":{{"south":{{"entries":[{{"s":{s},"t":1,"velocity":[0.3,1.2]}}]}},
+                          "east":{{"pattern":"x.pattern.json"}},
+                          "west":{{"exits":[{{"s":{s},"t":4}}]}}}},
+                "obstacles":[{{"circle":{{"center":[{cx},{cy}],"radius":1}}}},{{"polygon":[[2,2],[3,2],[{cx},{cy}]]}}],
+                "endogenous":[{{"waypoints":[{{"position":[{cy},{cx}],"t":2}}]}}]}}"#);
+            let (doc, _) = PatchDocument::from_json(&text).unwrap();
+            let mut r = doc.clone();
+            for _ in 0..4 { r = r.rotated(q); }
+            // Equal up to the rounding of L − (L − x).
+            let a = serde_json::to_value(&r).unwrap();
+            let b = serde_json::to_value(&doc).unwrap();
+            prop_assert!(json_close(&a, &b), "{} vs {}", a, b);
+            // One turn moves the south side to the east, with its velocity turned.
+            let one = doc.rotated(1);
+            let e = &one.sides.east.as_ref().unwrap().entries.as_ref().unwrap()[0];
+            prop_assert_eq!(e.velocity, Some([-1.2, 0.3]));
+            prop_assert_eq!(one.sides.north.as_ref().and_then(|d| d.pattern.clone()), Some("x.pattern.json".to_string()));
+        }
+    }
+
+    fn json_close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value as V;
+        match (a, b) {
+            (V::Number(x), V::Number(y)) => (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-9,
+            (V::Array(x), V::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_close(p, q)),
+            (V::Object(x), V::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_close(v, w)))
+            }
+            _ => a == b,
+        }
+    }
 }
