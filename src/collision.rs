@@ -350,7 +350,7 @@ impl<'a> DistanceMatrix<'a> {
             let cell = self.agent_cell(paths[i], paths[j], i == j);
             let (a, b) = if i <= j { (i, j) } else { (j, i) };
             // Keep the approach oriented as (min index, max index).
-            self.agents[a][b] = if i <= j { cell } else { cell.map(|c| flip(c)) };
+            self.agents[a][b] = if i <= j { cell } else { cell.map(flip) };
         }
         let r = self.params.radius;
         let margin = self.params.margin;

@@ -186,10 +186,7 @@ mod tests {
         let mut proposed = vec![vec![false; m]; n];
         let mut wife: Vec<Option<usize>> = vec![None; n];
         let mut husband: Vec<Option<usize>> = vec![None; m];
-        loop {
-            let Some(man) = (0..n).find(|&i| wife[i].is_none() && proposed[i].iter().any(|p| !p)) else {
-                break;
-            };
+        while let Some(man) = (0..n).find(|&i| wife[i].is_none() && proposed[i].iter().any(|p| !p)) {
             let w = (0..m)
                 .filter(|&j| !proposed[man][j])
                 .min_by(|&a, &b| scores[man][a].partial_cmp(&scores[man][b]).unwrap().then(a.cmp(&b)))

@@ -185,7 +185,6 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
     let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
     let steps = ((span / params.scan_step).ceil() as usize).max(2);
     let mut last_t = ta;
-    let mut last_heading: Option<f64> = None;
     let mut turned = 0.0;
     let mut prev_heading: Option<f64> = None;
     for s in 1..steps {
@@ -205,7 +204,6 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
                 out.push(ControlPoint::free(p, t));
                 last_t = t;
                 turned = 0.0;
-                last_heading = heading.or(last_heading);
             }
         }
     }

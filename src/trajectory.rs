@@ -178,7 +178,7 @@ impl Path {
             return Err(format!("{} control points; a path needs 2", self.points.len()));
         }
         for (i, w) in self.points.windows(2).enumerate() {
-            if !(w[1].t > w[0].t) {
+            if w[1].t.partial_cmp(&w[0].t) != Some(std::cmp::Ordering::Greater) {
                 return Err(format!("time does not increase at control point {}: {} then {}", i + 1, w[0].t, w[1].t));
             }
         }
@@ -411,7 +411,6 @@ struct Router<'a> {
     obstacles: &'a [Obstacle],
     clearance: f64,
     r: f64,
-    l: f64,
     h: f64,
     n: usize,
     blocked: Vec<bool>,
@@ -434,7 +433,7 @@ impl<'a> Router<'a> {
                 }
             }
         }
-        Router { obstacles: &patch.obstacles, clearance, r, l, h, n, blocked }
+        Router { obstacles: &patch.obstacles, clearance, r, h, n, blocked }
     }
 
     fn clear(&self, a: Vec2, b: Vec2) -> bool {
@@ -535,7 +534,6 @@ impl<'a> Router<'a> {
             out.push(raw[j]);
             i = j;
         }
-        let _ = self.l;
         Some(out)
     }
 }

@@ -3,7 +3,7 @@
 //! limits checked on load).
 
 use crate::geometry::{
-    Vec2, closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
+    closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
 use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side};
 
@@ -363,9 +363,4 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
             }
         }
     }
-}
-
-/// A one-line description of a velocity for messages.
-pub fn describe_velocity(v: Vec2) -> String {
-    fmt_v([v.x, v.y])
 }

@@ -237,7 +237,7 @@ impl BakeObserver for BarObserver<'_> {
     }
 
     fn iteration(&mut self, iteration: usize, gap: f64) -> bool {
-        if iteration % 50 == 0 {
+        if iteration.is_multiple_of(50) {
             self.bar.set_message(format!(
                 "{}: removing collisions, iteration {iteration}, worst gap {gap:.3} m",
                 self.name
