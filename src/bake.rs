@@ -294,7 +294,7 @@ pub fn baked_agent(agent: &Agent, period: f64) -> BakedAgent {
 pub fn baked_patterns(patch: &Patch) -> Sides<BakedPattern> {
     let mut out: Sides<BakedPattern> = Sides::default();
     for c in patch.crossings() {
-        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y] };
+        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y], gait: None };
         match c.direction {
             Direction::Entry => out[c.side].entries.push(p),
             Direction::Exit => out[c.side].exits.push(p),
@@ -318,6 +318,7 @@ impl Bake {
             obstacles: self.patch.obstacles.clone(),
             agents: self.agents.iter().map(|a| baked_agent(a, self.patch.period)).collect(),
             metrics: self.metrics.clone(),
+            skeletal: None,
         }
     }
 

@@ -17,6 +17,7 @@
 //! | 3. collision removal | [`collision`] | §3.4, Algorithm 2, eqs. 5–10 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
+//! | characters: skeleton, clips, clip analysis | [`character`] | course notes, BPK §4 |
 //! | pipeline | [`bake`] | Figure 3 |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
@@ -25,6 +26,7 @@
 //! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
 
 pub mod bake;
+pub mod character;
 pub mod collision;
 pub mod geometry;
 pub mod io;

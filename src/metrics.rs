@@ -47,6 +47,7 @@ pub fn compute(patch: &Patch, agents: &[Agent], ghosts: &[Ghost]) -> Metrics {
         turn_rate: turn_rate_stats(agents),
         coverage: coverage(patch.size, agents),
         foot_skate: None,
+        animation: None,
     }
 }
 

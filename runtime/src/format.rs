@@ -11,6 +11,10 @@
 
 use std::ops::{Index, IndexMut, Range};
 
+pub use crate::skeletal::{
+    AgentAnimation, AnimationMetrics, BoundaryGait, Character, CharacterExtras, Foot, Footstep, SkeletalAnimation,
+};
+
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
@@ -176,6 +180,11 @@ pub struct BakedPoint {
     /// Velocity of the crossing agent `[m/s]`, patch frame: points into the
     /// patch for an entry, out of it for an exit.
     pub velocity: [f64; 2],
+    /// The gait of the crossing character (skeletal bakes only): which foot
+    /// plants at `t`, step duration and length, by the seam convention of
+    /// [`crate::skeletal`].
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub gait: Option<BoundaryGait>,
 }
 
 /// The boundary conditions of one side as baked.
@@ -416,6 +425,10 @@ pub struct Metrics {
     /// skeletal animation.
     #[cfg_attr(feature = "serde", serde(default))]
     pub foot_skate: Option<f64>,
+    /// Footstep and skeletal-animation figures; `None` without skeletal
+    /// animation.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub animation: Option<AnimationMetrics>,
 }
 
 /// A baked crowd patch: everything a game needs to play it.
@@ -444,6 +457,10 @@ pub struct BakedPatch {
     pub agents: Vec<BakedAgent>,
     /// Quality figures of the bake.
     pub metrics: Metrics,
+    /// Skeletal animation of the agents (character, joint tracks,
+    /// footsteps); `None` when the agents are played as discs.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub skeletal: Option<Box<SkeletalAnimation>>,
 }
 
 /// How an agent appears in a baked GLB: the `extras.crowdpatch.agents[i]`
@@ -459,6 +476,10 @@ pub struct AgentExtras {
     pub first_instance: i64,
     /// glTF node index of each instance, in instance order.
     pub nodes: Vec<usize>,
+    /// The agent's foot plants (skeletal bakes only; possibly empty for a
+    /// standing agent), unwrapped times on the path's clock.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub footsteps: Option<Vec<Footstep>>,
 }
 
 /// The `extras.crowdpatch` object on the scene of a baked GLB: what a game
@@ -488,6 +509,10 @@ pub struct SceneExtras {
     pub agents: Vec<AgentExtras>,
     /// Quality figures of the bake.
     pub metrics: Metrics,
+    /// The character of a skeletal bake: joint names, feet, hips, and the
+    /// gait convention at boundary points.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub character: Option<CharacterExtras>,
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! south-west corner of the square patch, x east, y north.
 
 pub mod format;
+pub mod skeletal;
 
 pub use format::{
     AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,

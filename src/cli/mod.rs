@@ -1,6 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
+mod character;
 mod preview;
 mod validate;
 
@@ -31,6 +32,9 @@ enum Command {
     Bake(bake::BakeArgs),
     /// Check pattern and patch documents and list every problem.
     Validate(validate::ValidateArgs),
+    /// Characters: inspect the steps found in a character's clips.
+    #[command(subcommand)]
+    Character(character::CharacterCommand),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -60,6 +64,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Character(command) => character::run(command),
     }
 }
 

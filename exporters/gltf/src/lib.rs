@@ -210,6 +210,7 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         obstacles: patch.obstacles.clone(),
         agents,
         metrics: patch.metrics.clone(),
+        character: None,
     };
     let scene = b.root.push(json::Scene {
         extensions: None,
@@ -267,6 +268,7 @@ fn agent_nodes(
             interval: [agent.start(), agent.end()],
             first_instance: instances.start,
             nodes,
+            footsteps: None,
         });
     }
     records

@@ -12,6 +12,9 @@
 //! - [`render_scatter`] draws a [`ScatterChart`]: one or more scatter panels with
 //!   linear or logarithmic axes, coloured series and a legend (for the paper's
 //!   Figure 6: iterations against number of points, time against iterations).
+//! - [`render_lines`] draws a [`LineChart`]: a grid of line plots with shaded
+//!   intervals and vertical marks (a character's foot heights over each clip,
+//!   with the detected foot plants and steps).
 //!
 //! Figures are drawn with `plotters` on a supersampled bitmap and downsampled,
 //! so lines and shapes are anti-aliased; text is rasterised with `ab_glyph` in
@@ -47,10 +50,12 @@
 mod axis;
 mod canvas;
 mod colour;
+mod lines;
 mod scatter;
 mod stages;
 
 pub use colour::time_colour;
+pub use lines::{Band, LineChart, LinePanel, LineSeries, render_lines};
 pub use crowdpatch_runtime::format::{Obstacle, Side};
 pub use scatter::{LegendPosition, ScatterChart, ScatterPanel, Series, render_scatter};
 pub use stages::{CrossingMark, PanelPath, StagePanel, StagesFigure, StagesLayout, render_stages, stages_layout};

@@ -1,0 +1,348 @@
+//! The step library of a character: every annotated step of its locomotion
+//! clips and of their mirror images, split by stance foot, with the Delaunay
+//! triangulation of their landing positions for barycentric blending
+//! (course notes, "Footstep Parameterized Motion Blending using Barycentric
+//! Coordinates" §4.1–4.4, eqs. 1–2).
+
+use super::analysis::{ClipAnalysis, PlantThresholds, StepAnnotation, analyse};
+use super::{Character, Clip, Pose, blend_poses};
+use crowdpatch_runtime::format::Foot;
+
+/// Why a character cannot walk.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LibraryError {
+    /// No clip gave a step with this stance foot.
+    #[error(
+        "character {character}: no clip has a step with the {foot} foot as stance foot; it needs a cyclic walk \
+         whose feet plant in turn (clips: {clips})"
+    )]
+    NoSteps {
+        /// Character name.
+        character: String,
+        /// The foot.
+        foot: Foot,
+        /// The clips looked at.
+        clips: String,
+    },
+}
+
+/// A step of the library.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LibraryStep {
+    /// Its annotations; `annotation.clip` indexes [`StepLibrary::clips`].
+    pub annotation: StepAnnotation,
+    /// Whether it comes from a mirrored clip.
+    pub mirrored: bool,
+}
+
+/// Blend weights: `(step index, weight)`, weights summing to 1.
+pub type Weights = Vec<(usize, f64)>;
+
+/// A blend's annotations, the weighted means of its steps'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlendedStep {
+    /// Natural duration `[s]`.
+    pub duration: f64,
+    /// Share of the step before the swing foot lifts off.
+    pub lift: f64,
+    /// Landing of the swing foot relative to the stance contact, step frame
+    /// `[forward, left]` `[m]`.
+    pub landing: [f64; 2],
+    /// Root displacement, step frame `[m]`.
+    pub root_displacement: [f64; 2],
+    /// Root at the step's start relative to the stance contact `[m]`.
+    pub root_start: [f64; 2],
+    /// Heading change `[rad]`.
+    pub rotation: f64,
+}
+
+/// The annotated steps of a character.
+#[derive(Debug, Clone)]
+pub struct StepLibrary {
+    /// The character's clips followed by the mirror images of its
+    /// locomotion clips.
+    pub clips: Vec<Clip>,
+    /// The analysis of each clip.
+    pub analyses: Vec<ClipAnalysis>,
+    /// All steps.
+    pub steps: Vec<LibraryStep>,
+    /// Step indices by stance foot.
+    pub by_foot: [Vec<usize>; 2],
+    /// Delaunay triangles of landing positions, by stance foot (step indices).
+    triangles: [Vec<[usize; 3]>; 2],
+    /// Index of the idle clip in `clips`.
+    pub idle: Option<usize>,
+}
+
+impl StepLibrary {
+    /// Analyses every clip of `character` and of its mirror image.
+    ///
+    /// # Errors
+    /// [`LibraryError::NoSteps`] when a foot has no step at all.
+    pub fn new(character: &Character) -> Result<StepLibrary, LibraryError> {
+        let thresholds = PlantThresholds::default();
+        let mut clips = character.clips.clone();
+        for (k, clip) in character.clips.iter().enumerate() {
+            if Some(k) == character.idle {
+                continue;
+            }
+            let mut m = clip.clone();
+            m.name = format!("{} (mirrored)", clip.name);
+            m.frames = clip.frames.iter().map(|f| character.mirror_pose(f)).collect();
+            clips.push(m);
+        }
+        let analyses: Vec<ClipAnalysis> =
+            clips.iter().enumerate().map(|(k, c)| analyse(character, k, c, &thresholds)).collect();
+        let originals = character.clips.len();
+        let mut steps: Vec<LibraryStep> = Vec::new();
+        for (k, a) in analyses.iter().enumerate() {
+            if Some(k) == character.idle {
+                continue;
+            }
+            for s in &a.steps {
+                let mirrored = k >= originals;
+                // A mirrored step adds nothing where an original step lands
+                // within 2 cm (straight walks mirror onto themselves).
+                if mirrored
+                    && steps.iter().any(|o| {
+                        !o.mirrored
+                            && o.annotation.stance == s.stance
+                            && (o.annotation.landing[0] - s.landing[0]).hypot(o.annotation.landing[1] - s.landing[1])
+                                < 0.02
+                    })
+                {
+                    continue;
+                }
+                steps.push(LibraryStep { annotation: *s, mirrored });
+            }
+        }
+        let mut by_foot: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+        for (i, s) in steps.iter().enumerate() {
+            by_foot[s.annotation.stance.index()].push(i);
+        }
+        for f in Foot::BOTH {
+            if by_foot[f.index()].is_empty() {
+                return Err(LibraryError::NoSteps {
+                    character: character.name.clone(),
+                    foot: f,
+                    clips: character.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+                });
+            }
+        }
+        let triangles = std::array::from_fn(|f| {
+            let ids = &by_foot[f];
+            let points: Vec<delaunator::Point> = ids
+                .iter()
+                .map(|&i| delaunator::Point { x: steps[i].annotation.landing[0], y: steps[i].annotation.landing[1] })
+                .collect();
+            let t = delaunator::triangulate(&points);
+            t.triangles
+                .chunks_exact(3)
+                .map(|c| [ids[c[0]], ids[c[1]], ids[c[2]]])
+                .filter(|tri| area(&steps, *tri).abs() > 1e-6)
+                .collect()
+        });
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle })
+    }
+
+    /// Landing position of step `i` `[m]`.
+    pub fn landing(&self, i: usize) -> [f64; 2] {
+        self.steps[i].annotation.landing
+    }
+
+    /// Barycentric blend weights of the steps with stance foot `stance`
+    /// whose landing positions span the triangle holding `target` (BPK blend
+    /// eq. 1); outside the triangulation, the nearest point of it. With fewer
+    /// than three usable landings, the nearest point of the segment between
+    /// the two nearest, or the nearest step.
+    pub fn weights(&self, stance: Foot, target: [f64; 2]) -> Weights {
+        let f = stance.index();
+        let mut best: Option<(f64, Weights)> = None;
+        for tri in &self.triangles[f] {
+            let (w, d) = closest_in_triangle(
+                [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])],
+                target,
+            );
+            if best.as_ref().is_none_or(|b| d < b.0 - 1e-12) {
+                best = Some((d, tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect()));
+                if d == 0.0 {
+                    break;
+                }
+            }
+        }
+        if let Some((_, w)) = best {
+            return w;
+        }
+        // Degenerate: segments between any two steps.
+        let ids = &self.by_foot[f];
+        let mut best: (f64, Weights) = (f64::INFINITY, vec![(ids[0], 1.0)]);
+        for (a, &i) in ids.iter().enumerate() {
+            let p = self.landing(i);
+            let d = (p[0] - target[0]).hypot(p[1] - target[1]);
+            if d < best.0 {
+                best = (d, vec![(i, 1.0)]);
+            }
+            for &k in &ids[a + 1..] {
+                let q = self.landing(k);
+                let (ux, uy) = (q[0] - p[0], q[1] - p[1]);
+                let len2 = ux * ux + uy * uy;
+                if len2 < 1e-12 {
+                    continue;
+                }
+                let s = (((target[0] - p[0]) * ux + (target[1] - p[1]) * uy) / len2).clamp(0.0, 1.0);
+                let d = (p[0] + s * ux - target[0]).hypot(p[1] + s * uy - target[1]);
+                if d < best.0 - 1e-12 {
+                    best = (d, vec![(i, 1.0 - s), (k, s)]);
+                }
+            }
+        }
+        best.1
+    }
+
+    /// The weighted annotations of a blend.
+    pub fn blended(&self, w: &[(usize, f64)]) -> BlendedStep {
+        let mut b = BlendedStep {
+            duration: 0.0,
+            lift: 0.0,
+            landing: [0.0; 2],
+            root_displacement: [0.0; 2],
+            root_start: [0.0; 2],
+            rotation: 0.0,
+        };
+        for &(i, x) in w {
+            let a = &self.steps[i].annotation;
+            b.duration += x * a.duration;
+            b.lift += x * a.lift;
+            b.rotation += x * a.rotation;
+            for c in 0..2 {
+                b.landing[c] += x * a.landing[c];
+                b.root_displacement[c] += x * a.root_displacement[c];
+                b.root_start[c] += x * a.root_start[c];
+            }
+        }
+        b
+    }
+
+    /// The blended pose of a step blend at phase `u ∈ [0, 1]`: each step's
+    /// clip sampled at `start + u · duration` (time warp to a common phase),
+    /// then blended with the weights.
+    pub fn pose(&self, w: &[(usize, f64)], u: f64) -> Pose {
+        let poses: Vec<(Pose, f64)> = w
+            .iter()
+            .map(|&(i, x)| {
+                let a = &self.steps[i].annotation;
+                (self.clips[a.clip].sample(a.start + u * a.duration), x)
+            })
+            .collect();
+        let refs: Vec<(&[super::Transform], f64)> = poses.iter().map(|(p, x)| (p.as_slice(), *x)).collect();
+        blend_poses(&refs)
+    }
+
+    /// Straight steps with stance foot `stance`, by increasing speed.
+    pub fn straight_steps(&self, stance: Foot) -> Vec<usize> {
+        let mut ids: Vec<usize> = self.by_foot[stance.index()]
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let a = &self.steps[i].annotation;
+                a.rotation.abs() < 0.05 && a.landing[1].abs() < 0.5 + 0.3 * a.landing[0].abs()
+            })
+            .collect();
+        if ids.is_empty() {
+            ids = self.by_foot[stance.index()].clone();
+        }
+        ids.sort_by(|&a, &b| {
+            let (sa, sb) = (self.steps[a].annotation.speed, self.steps[b].annotation.speed);
+            sa.total_cmp(&sb).then(a.cmp(&b))
+        });
+        ids
+    }
+
+    /// Weights for walking straight at `speed` `[m/s]` with stance foot
+    /// `stance`: the two straight steps whose speeds bracket it, linearly
+    /// (clamped to the slowest and fastest). Depends on the library alone,
+    /// which makes it the gait of the seam convention.
+    pub fn straight(&self, stance: Foot, speed: f64) -> Weights {
+        let ids = self.straight_steps(stance);
+        let sp = |i: usize| self.steps[i].annotation.speed;
+        if speed <= sp(ids[0]) || ids.len() == 1 {
+            return vec![(ids[0], 1.0)];
+        }
+        for w in ids.windows(2) {
+            let (a, b) = (sp(w[0]), sp(w[1]));
+            if speed <= b {
+                let u = if b - a > 1e-9 { (speed - a) / (b - a) } else { 1.0 };
+                return vec![(w[0], 1.0 - u), (w[1], u)];
+            }
+        }
+        vec![(ids[ids.len() - 1], 1.0)]
+    }
+
+    /// Fastest and slowest straight walking speeds `[m/s]`.
+    pub fn speed_range(&self) -> (f64, f64) {
+        let ids = self.straight_steps(Foot::Left);
+        let sp = |i: usize| self.steps[i].annotation.speed;
+        (sp(ids[0]), sp(ids[ids.len() - 1]))
+    }
+}
+
+fn area(steps: &[LibraryStep], t: [usize; 3]) -> f64 {
+    let p = |i: usize| steps[t[i]].annotation.landing;
+    let (a, b, c) = (p(0), p(1), p(2));
+    ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) / 2.0
+}
+
+/// Barycentric coordinates of the point of triangle `t` closest to `q`, and
+/// its distance from `q` (0 inside).
+fn closest_in_triangle(t: [[f64; 2]; 3], q: [f64; 2]) -> ([f64; 3], f64) {
+    let bary = |p: [f64; 2]| {
+        let [a, b, c] = t;
+        let det = (b[1] - c[1]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[1] - c[1]);
+        let l1 = ((b[1] - c[1]) * (p[0] - c[0]) + (c[0] - b[0]) * (p[1] - c[1])) / det;
+        let l2 = ((c[1] - a[1]) * (p[0] - c[0]) + (a[0] - c[0]) * (p[1] - c[1])) / det;
+        [l1, l2, 1.0 - l1 - l2]
+    };
+    let l = bary(q);
+    if l.iter().all(|&x| x >= -1e-12) {
+        return (l.map(|x| x.max(0.0)), 0.0);
+    }
+    // Closest point on the three edges.
+    let mut best = ([1.0, 0.0, 0.0], f64::INFINITY);
+    for (i, j) in [(0, 1), (1, 2), (2, 0)] {
+        let (a, b) = (t[i], t[j]);
+        let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+        let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / (ux * ux + uy * uy)).clamp(0.0, 1.0);
+        let d = (a[0] + s * ux - q[0]).hypot(a[1] + s * uy - q[1]);
+        if d < best.1 {
+            let mut w = [0.0; 3];
+            w[i] = 1.0 - s;
+            w[j] = s;
+            best = (w, d);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::builtin;
+
+    #[test]
+    fn barycentric_weights_reproduce_landings_inside_the_hull() {
+        let c = builtin::character();
+        let lib = StepLibrary::new(&c).unwrap();
+        for foot in Foot::BOTH {
+            for target in [[0.6, -0.19 * foot.sign()], [0.4, -0.2 * foot.sign()], [0.8, -0.18 * foot.sign()]] {
+                let w = lib.weights(foot, target);
+                let sum: f64 = w.iter().map(|x| x.1).sum();
+                assert!((sum - 1.0).abs() < 1e-9);
+                let b = lib.blended(&w);
+                let err = (b.landing[0] - target[0]).hypot(b.landing[1] - target[1]);
+                assert!(err < 1e-6, "{foot}: {target:?} → {:?} ({w:?})", b.landing);
+            }
+        }
+        let (slow, fast) = lib.speed_range();
+        assert!(slow < 0.2 && fast > 1.9, "{slow} {fast}");
+    }
+}
