@@ -30,6 +30,8 @@ pub enum Stage {
     Smoothing,
     /// Computing metrics.
     Metrics,
+    /// Planning footsteps and synthesising skeletal animation.
+    Animation,
 }
 
 /// Receives progress from a bake and may cancel it.
@@ -100,6 +102,10 @@ pub struct Timings {
     pub smoothing_ms: f64,
     /// Metrics.
     pub metrics_ms: f64,
+    /// Footstep planning (skeletal bakes).
+    pub footsteps_ms: f64,
+    /// Skeletal animation synthesis (skeletal bakes).
+    pub animation_ms: f64,
     /// Whole bake.
     pub total_ms: f64,
 }
@@ -131,6 +137,17 @@ pub struct Bake {
     pub timings: Timings,
     /// Remarks worth reading (routing failures, reverted smoothing, …).
     pub notes: Vec<String>,
+    /// Stage 5: footsteps and skeletal animation (`None` when the agents are
+    /// played as discs).
+    pub skeletal: Option<crate::animation::SkeletalOutcome>,
+}
+
+/// Options of a bake beyond the patch document.
+#[derive(Debug, Clone, Default)]
+pub struct BakeOptions {
+    /// Plan footsteps and synthesise skeletal animation with this character
+    /// (stage 5); `None` plays agents as discs.
+    pub skeletal: Option<std::sync::Arc<crate::animation::Skeletal>>,
 }
 
 impl Bake {
@@ -146,6 +163,15 @@ impl Bake {
 /// # Errors
 /// [`BakeError::Cancelled`] when the observer cancels.
 pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, BakeError> {
+    bake_with(patch, &BakeOptions::default(), observer)
+}
+
+/// Bakes a patch with options: [`bake`], then, with a character, stage 5
+/// (footstep planning and skeletal animation, [`crate::animation::animate`]).
+///
+/// # Errors
+/// [`BakeError::Cancelled`] when the observer cancels.
+pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeObserver) -> Result<Bake, BakeError> {
     let start = Instant::now();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let mut timings = Timings::default();
@@ -213,8 +239,25 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
     observer.stage(Stage::Metrics);
     let t = Instant::now();
     let remaining = crate::collision::find_contacts(&agents, &patch.obstacles, &ghosts, &params);
-    let metrics = crate::metrics::compute(patch, &agents, &ghosts);
+    let mut metrics = crate::metrics::compute(patch, &agents, &ghosts);
     timings.metrics_ms = ms(t);
+    let skeletal = match &options.skeletal {
+        Some(sk) => {
+            if observer.cancelled() {
+                return Err(BakeError::Cancelled);
+            }
+            observer.stage(Stage::Animation);
+            let baked: Vec<BakedAgent> = agents.iter().map(|a| baked_agent(a, patch.period)).collect();
+            let out = crate::animation::animate(patch, &agents, &baked, sk);
+            timings.footsteps_ms = out.planning_ms;
+            timings.animation_ms = out.synthesis_ms;
+            metrics.foot_skate = Some(out.metrics.foot_skate);
+            metrics.animation = Some(out.metrics.clone());
+            notes.extend(out.notes.iter().cloned());
+            Some(out)
+        }
+        None => None,
+    };
     timings.total_ms = ms(start);
     Ok(Bake {
         patch: patch.clone(),
@@ -229,6 +272,7 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
         metrics,
         timings,
         notes,
+        skeletal,
     })
 }
 
@@ -314,12 +358,27 @@ impl Bake {
             agent_radius: self.patch.agent_radius,
             comfort_speed: self.patch.comfort_speed,
             seed: self.patch.seed,
-            patterns: baked_patterns(&self.patch),
+            patterns: self.baked_patterns(),
             obstacles: self.patch.obstacles.clone(),
             agents: self.agents.iter().map(|a| baked_agent(a, self.patch.period)).collect(),
             metrics: self.metrics.clone(),
-            skeletal: None,
+            skeletal: self.skeletal.as_ref().map(|s| Box::new(s.animation.clone())),
         }
+    }
+
+    /// The four patterns as baked, with the gait of each boundary point in a
+    /// skeletal bake.
+    pub fn baked_patterns(&self) -> Sides<BakedPattern> {
+        let mut out = baked_patterns(&self.patch);
+        if let Some(sk) = &self.skeletal {
+            for &(side, entry, index, gait) in &sk.gaits {
+                let list = if entry { &mut out[side].entries } else { &mut out[side].exits };
+                if let Some(p) = list.get_mut(index) {
+                    p.gait = Some(gait);
+                }
+            }
+        }
+        out
     }
 
     /// The JSON report of the bake.

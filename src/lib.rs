@@ -18,6 +18,8 @@
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
 //! | characters: skeleton, clips, clip analysis | [`character`] | course notes, BPK §4 |
+//! | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
+//! | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
 //! | pipeline | [`bake`] | Figure 3 |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
@@ -25,9 +27,11 @@
 //!
 //! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
 
+pub mod animation;
 pub mod bake;
 pub mod character;
 pub mod collision;
+pub mod footsteps;
 pub mod geometry;
 pub mod io;
 pub mod matching;
@@ -37,6 +41,6 @@ pub mod smoothing;
 pub mod trajectory;
 pub mod validate;
 
-pub use bake::{Bake, BakeError, BakeObserver, BakeOverrides, Report, Silent, Stage, bake};
+pub use bake::{Bake, BakeError, BakeObserver, BakeOptions, BakeOverrides, Report, Silent, Stage, bake, bake_with};
 pub use crowdpatch_runtime as runtime;
 pub use model::{LoadError, Patch, PatchDocument, Pattern, Problem, load_patch, load_pattern};

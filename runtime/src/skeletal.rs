@@ -299,8 +299,8 @@ pub struct AnimationMetrics {
     /// Pairs of simultaneously planted feet of different agent instances
     /// closer than a foot length (they would overlap).
     pub foot_overlaps: usize,
-    /// Largest pose jump at a step boundary, an instance hand-over or a loop
-    /// point: largest joint position change between consecutive samples
-    /// beyond what the motion explains `[m]`.
-    pub max_joint_jump: f64,
+    /// Largest speed of any joint between consecutive samples `[m/s]`: a
+    /// jump in the motion (at a step boundary, a hand-over between instances
+    /// or a loop point) would show here as an absurd speed.
+    pub max_joint_speed: f64,
 }

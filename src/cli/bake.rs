@@ -29,6 +29,16 @@ pub enum SolverArg {
     Default,
 }
 
+/// How agents are animated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnimationArg {
+    /// Skinned characters: footsteps planned along each path (A*), foot-locked
+    /// skeletal animation, footsteps in the extras.
+    Skeletal,
+    /// Capsules that follow the paths (no footsteps).
+    None,
+}
+
 /// Arguments of `crowdpatch bake`.
 #[derive(Debug, Args)]
 #[command(
@@ -67,6 +77,21 @@ pub struct BakeArgs {
     /// patch, a directory for several.
     #[arg(long, value_name = "FILE")]
     preview: Option<PathBuf>,
+
+    /// How agents are played: skinned characters walking on planned footsteps,
+    /// or capsules.
+    #[arg(long, value_enum, default_value = "skeletal")]
+    animation: AnimationArg,
+
+    /// The character of a skeletal bake: `builtin` (generated, no asset
+    /// needed) or a glTF binary with a skinned character and a walk clip.
+    #[arg(long, value_name = "builtin|FILE.glb", default_value = "builtin")]
+    character: String,
+
+    /// Scale an imported character to this height [m]; 0 keeps the file's
+    /// scale.
+    #[arg(long, value_name = "M", default_value_t = 1.75)]
+    character_height: f64,
 
     /// Patches baked at once (default: one per core).
     #[arg(short, long, value_name = "N")]
@@ -113,6 +138,16 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_ERROR));
     }
     let jobs = plan(&args, patches)?;
+    let skeletal = match args.animation {
+        AnimationArg::None => None,
+        AnimationArg::Skeletal => {
+            let character = super::character::load(&args.character, args.character_height, false)?;
+            let sk = crowdpatch::animation::Skeletal::new(character)
+                .with_context(|| format!("--character {}", args.character))?;
+            Some(std::sync::Arc::new(sk))
+        }
+    };
+    let options = crowdpatch::BakeOptions { skeletal };
     let overrides = BakeOverrides {
         seed: args.seed,
         matching: args.matching.map(|m| match m {
@@ -144,7 +179,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     let outcomes: Vec<Outcome> = pool.install(|| {
         jobs.par_iter()
             .map(|job| {
-                let outcome = match bake_one(job, &overrides, &bar) {
+                let outcome = match bake_one(job, &overrides, &options, &bar) {
                     Ok((converged, summary)) => Outcome::Baked { converged, summary },
                     Err(e) => Outcome::Failed(e),
                 };
@@ -232,6 +267,7 @@ impl BakeObserver for BarObserver<'_> {
             Stage::CollisionRemoval => "removing collisions",
             Stage::Smoothing => "smoothing",
             Stage::Metrics => "metrics",
+            Stage::Animation => "footsteps and animation",
         };
         self.bar.set_message(format!("{}: {what}", self.name));
     }
@@ -247,10 +283,15 @@ impl BakeObserver for BarObserver<'_> {
     }
 }
 
-fn bake_one(job: &Job, overrides: &BakeOverrides, bar: &ProgressBar) -> anyhow::Result<(bool, String)> {
+fn bake_one(
+    job: &Job,
+    overrides: &BakeOverrides,
+    options: &crowdpatch::BakeOptions,
+    bar: &ProgressBar,
+) -> anyhow::Result<(bool, String)> {
     let patch = overrides.apply(&job.patch);
     let mut observer = BarObserver { bar, name: job.patch.name.clone() };
-    let bake = crowdpatch::bake(&patch, &mut observer)?;
+    let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
     let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
         .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
@@ -279,8 +320,14 @@ fn summary(job: &Job, bake: &Bake) -> String {
     } else {
         format!("{} COLLISION(S) REMAIN (2r = {two_r} m; see --report)", bake.remaining.len())
     };
+    let anim = m.animation.as_ref().map_or(String::new(), |a| {
+        format!(
+            ", {} footsteps, foot skate {:.4} m/s, root deviation p95 {:.3} m",
+            a.footsteps, a.foot_skate, a.root_deviation_p95
+        )
+    });
     format!(
-        "{} -> {}: {} agents, {state}, {sep}, {} iterations, speed {:.2} m/s mean, {:.0} ms",
+        "{} -> {}: {} agents, {state}, {sep}, {} iterations, speed {:.2} m/s mean{anim}, {:.0} ms",
         job.source.display(),
         job.glb.display(),
         bake.agents.len(),

@@ -1,7 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
-mod character;
+pub(crate) mod character;
 mod preview;
 mod validate;
 

@@ -28,6 +28,8 @@ pub(crate) enum ViewKind {
     Index,
     /// Animation sampler inputs and outputs.
     Animation,
+    /// Inverse bind matrices of skins.
+    Skin,
 }
 
 /// Component type and element type of an accessor of `f32`s.
@@ -36,6 +38,7 @@ pub(crate) enum FloatType {
     Scalar,
     Vec3,
     Vec4,
+    Mat4,
 }
 
 impl FloatType {
@@ -44,6 +47,7 @@ impl FloatType {
             FloatType::Scalar => 1,
             FloatType::Vec3 => 3,
             FloatType::Vec4 => 4,
+            FloatType::Mat4 => 16,
         }
     }
 
@@ -52,6 +56,7 @@ impl FloatType {
             FloatType::Scalar => json::accessor::Type::Scalar,
             FloatType::Vec3 => json::accessor::Type::Vec3,
             FloatType::Vec4 => json::accessor::Type::Vec4,
+            FloatType::Mat4 => json::accessor::Type::Mat4,
         }
     }
 }
@@ -94,7 +99,7 @@ impl Builder {
                         (Some(Valid(json::buffer::Target::ArrayBuffer)), Some(json::buffer::Stride(stride)))
                     }
                     ViewKind::Index => (Some(Valid(json::buffer::Target::ElementArrayBuffer)), None),
-                    ViewKind::Animation => (None, None),
+                    ViewKind::Animation | ViewKind::Skin => (None, None),
                 };
                 // Offsets and lengths are filled in by `finish`.
                 self.root.push(json::buffer::View {
@@ -159,6 +164,84 @@ impl Builder {
             name: None,
             normalized: false,
             sparse: None,
+        })
+    }
+
+    /// Pushes a `JOINTS_0` accessor: four unsigned shorts per vertex.
+    pub fn joints(&mut self, joints: &[[u16; 4]]) -> json::Index<json::Accessor> {
+        let bytes: Vec<u8> = joints.iter().flat_map(|j| j.iter().flat_map(|x| x.to_le_bytes())).collect();
+        let (view, offset) = self.append(ViewKind::Vertex { stride: 8 }, &bytes);
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: Some(USize64::from(offset)),
+            count: USize64::from(joints.len()),
+            component_type: Valid(json::accessor::GenericComponentType(json::accessor::ComponentType::U16)),
+            extensions: None,
+            extras: None,
+            type_: Valid(json::accessor::Type::Vec4),
+            min: None,
+            max: None,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// Pushes an opaque, non-metallic material of linear colour `rgba`
+    /// (not shared by name).
+    pub fn material_rgba(&mut self, name: &str, rgba: [f32; 4]) -> json::Index<json::Material> {
+        self.root.push(json::Material {
+            name: Some(name.to_owned()),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor(rgba),
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(0.8),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    /// Pushes a mesh with one skinned primitive per entry: `POSITION` (with
+    /// bounds), `NORMAL`, `JOINTS_0`, `WEIGHTS_0` and indices.
+    pub fn skinned_mesh(
+        &mut self,
+        name: &str,
+        primitives: &[crowdpatch_runtime::skeletal::SkinnedPrimitive],
+    ) -> json::Index<json::Mesh> {
+        let mut out = Vec::new();
+        for p in primitives {
+            let material = self.material_rgba(&p.material, p.colour);
+            let flat3 = |v: &[[f32; 3]]| -> Vec<f32> { v.iter().flatten().copied().collect() };
+            let vertex = ViewKind::Vertex { stride: 12 };
+            let positions = self.floats(vertex, FloatType::Vec3, &flat3(&p.positions), true);
+            let normals = self.floats(vertex, FloatType::Vec3, &flat3(&p.normals), false);
+            let joints = self.joints(&p.joints);
+            let w: Vec<f32> = p.weights.iter().flatten().copied().collect();
+            let weights = self.floats(ViewKind::Vertex { stride: 16 }, FloatType::Vec4, &w, false);
+            let indices = self.indices(&p.indices);
+            let attributes = BTreeMap::from([
+                (Valid(json::mesh::Semantic::Positions), positions),
+                (Valid(json::mesh::Semantic::Normals), normals),
+                (Valid(json::mesh::Semantic::Joints(0)), joints),
+                (Valid(json::mesh::Semantic::Weights(0)), weights),
+            ]);
+            out.push(json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(indices),
+                material: Some(material),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        self.root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: Some(name.to_owned()),
+            primitives: out,
+            weights: None,
         })
     }
 

@@ -10,6 +10,16 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
+    /// The skeletal animation of a patch is inconsistent (track lengths,
+    /// joint indices, non-finite numbers, …).
+    #[error("skeletal animation: {path}: {reason}; re-bake the patch")]
+    InvalidSkeletal {
+        /// Where, e.g. `skeletal.agents[3].rotations`.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// The patch is in a baked format version this exporter does not write.
     #[error("baked format version {found} is not supported: this exporter writes format {expected}; re-bake the patch")]
     UnsupportedFormat {

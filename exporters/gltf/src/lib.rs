@@ -87,6 +87,7 @@ mod builder;
 mod check;
 mod error;
 mod geometry;
+mod skeletal;
 
 pub use error::ExportError;
 
@@ -180,12 +181,18 @@ impl Default for GlbOptions {
 pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, ExportError> {
     check::options(options)?;
     check::patch(patch)?;
+    if let Some(sk) = &patch.skeletal {
+        skeletal::check(patch, sk)?;
+    }
 
     let mut b = Builder::new();
     let mut animation = AnimationBuilder::default();
     let mut roots = Vec::new();
 
-    let agents = agent_nodes(&mut b, &mut animation, patch, options, &mut roots);
+    let agents = match &patch.skeletal {
+        Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, &mut roots),
+        None => agent_nodes(&mut b, &mut animation, patch, options, &mut roots),
+    };
     obstacle_nodes(&mut b, patch, options, &mut roots)?;
     if options.ground {
         roots.push(ground_node(&mut b, patch));
@@ -210,7 +217,7 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         obstacles: patch.obstacles.clone(),
         agents,
         metrics: patch.metrics.clone(),
-        character: None,
+        character: patch.skeletal.as_ref().map(|sk| skeletal::character_extras(sk)),
     };
     let scene = b.root.push(json::Scene {
         extensions: None,

@@ -1,0 +1,212 @@
+//! Skeletal agents: per agent instance a copy of the character's joint
+//! hierarchy below the instance node, a skin over it and a skinned-mesh node
+//! at the scene root; joint channels in the `loop` animation.
+
+use crowdpatch_runtime::format::{AgentExtras, BakedPatch, CharacterExtras};
+use crowdpatch_runtime::skeletal::{GAIT_CONVENTION, SkeletalAnimation};
+use gltf_json as json;
+
+use crate::ExportError;
+use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
+use crate::builder::{Builder, FloatType, ViewKind};
+
+fn bad(path: impl Into<String>, reason: impl Into<String>) -> ExportError {
+    ExportError::InvalidSkeletal { path: path.into(), reason: reason.into() }
+}
+
+/// Checks the skeletal animation against the patch.
+pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), ExportError> {
+    let c = &sk.character;
+    let n = c.joints.len();
+    if n == 0 || n > u16::MAX as usize {
+        return Err(bad("skeletal.character.joints", format!("has {n} joints; 1 to 65535 are written")));
+    }
+    for (j, joint) in c.joints.iter().enumerate() {
+        if joint.parent.is_some_and(|p| p >= j) {
+            return Err(bad(format!("skeletal.character.joints[{j}].parent"), "must come before the joint"));
+        }
+        let nums = joint.translation.iter().chain(&joint.rotation).chain(&joint.scale).chain(&joint.inverse_bind);
+        if nums.clone().any(|v| !v.is_finite()) {
+            return Err(bad(format!("skeletal.character.joints[{j}]"), "has a non-finite number"));
+        }
+    }
+    for (k, &j) in [c.left_foot, c.right_foot, c.hips].iter().enumerate() {
+        if j >= n {
+            return Err(bad(format!("skeletal.character (feet and hips)[{k}]"), format!("joint {j} does not exist")));
+        }
+    }
+    for (k, p) in c.primitives.iter().enumerate() {
+        let v = p.positions.len();
+        if p.normals.len() != v || p.joints.len() != v || p.weights.len() != v || v == 0 {
+            return Err(bad(format!("skeletal.character.primitives[{k}]"), "attribute counts differ or are zero"));
+        }
+        if p.indices.iter().any(|&i| i as usize >= v) || p.indices.len() % 3 != 0 || p.indices.is_empty() {
+            return Err(bad(format!("skeletal.character.primitives[{k}].indices"), "out of range or not triangles"));
+        }
+        if p.joints.iter().flatten().any(|&j| j as usize >= n) {
+            return Err(bad(format!("skeletal.character.primitives[{k}].joints"), "index past the last joint"));
+        }
+        if p.positions.iter().flatten().chain(p.normals.iter().flatten()).chain(p.weights.iter().flatten()).any(|x| !x.is_finite()) {
+            return Err(bad(format!("skeletal.character.primitives[{k}]"), "has a non-finite number"));
+        }
+    }
+    if c.primitives.is_empty() {
+        return Err(bad("skeletal.character.primitives", "the character has no mesh"));
+    }
+    if !(sk.sample_interval > 0.0 && sk.sample_interval <= patch.period) {
+        return Err(bad("skeletal.sample_interval", format!("= {} is not in (0, period]", sk.sample_interval)));
+    }
+    let per = patch.period / sk.sample_interval;
+    if (per - per.round()).abs() > 1e-6 || per.round() > 100_000.0 {
+        return Err(bad("skeletal.sample_interval", "must divide the period into at most 100000 samples"));
+    }
+    if sk.agents.len() != patch.agents.len() {
+        return Err(bad("skeletal.agents", format!("{} animations for {} agents", sk.agents.len(), patch.agents.len())));
+    }
+    for (i, a) in sk.agents.iter().enumerate() {
+        let m = a.times.len();
+        if m == 0 || a.rotations.len() != m * n || a.translations.len() != m * n {
+            return Err(bad(format!("skeletal.agents[{i}]"), "track lengths do not match times × joints"));
+        }
+        if a.rotations.iter().flatten().chain(a.translations.iter().flatten()).any(|x| !x.is_finite()) {
+            return Err(bad(format!("skeletal.agents[{i}]"), "has a non-finite number"));
+        }
+        for (k, w) in a.times.windows(2).enumerate() {
+            let steps = (w[1] - w[0]) / sk.sample_interval;
+            if (steps - 1.0).abs() > 1e-6 {
+                return Err(bad(format!("skeletal.agents[{i}].times[{}]", k + 1), "times must be consecutive samples"));
+            }
+        }
+        if a.footsteps.iter().any(|f| !(f.t.is_finite() && f.lift.is_finite() && f.position.iter().all(|x| x.is_finite()))) {
+            return Err(bad(format!("skeletal.agents[{i}].footsteps"), "has a non-finite number"));
+        }
+    }
+    Ok(())
+}
+
+/// The character record of the scene extras.
+pub(crate) fn character_extras(sk: &SkeletalAnimation) -> CharacterExtras {
+    let c = &sk.character;
+    CharacterExtras {
+        name: c.name.clone(),
+        joints: c.joints.iter().map(|j| j.name.clone()).collect(),
+        parents: c.joints.iter().map(|j| j.parent).collect(),
+        left_foot: c.left_foot,
+        right_foot: c.right_foot,
+        hips: c.hips,
+        height: c.height,
+        gait_convention: GAIT_CONVENTION.to_owned(),
+    }
+}
+
+/// Instance nodes with joint subtrees, skins and skinned-mesh nodes, and
+/// their channels. Returns the agents' extras records.
+pub(crate) fn agent_nodes(
+    b: &mut Builder,
+    animation: &mut AnimationBuilder,
+    patch: &BakedPatch,
+    sk: &SkeletalAnimation,
+    roots: &mut Vec<json::Index<json::Node>>,
+) -> Vec<AgentExtras> {
+    if patch.agents.is_empty() {
+        return Vec::new();
+    }
+    let c = &sk.character;
+    let n = c.joints.len();
+    let mesh = b.skinned_mesh(&c.name, &c.primitives);
+    let ibm: Vec<f32> = c.joints.iter().flat_map(|j| j.inverse_bind.map(|x| x as f32)).collect();
+    let ibm = b.floats(ViewKind::Skin, FloatType::Mat4, &ibm, false);
+    let per = (patch.period / sk.sample_interval).round() as i64;
+    let tau: Vec<f32> = (0..=per)
+        .map(|i| if i == per { patch.period as f32 } else { (i as f64 * sk.sample_interval) as f32 })
+        .collect();
+    let input = animation.input(b, &tau);
+    let mut records = Vec::with_capacity(patch.agents.len());
+    let mut skins: Vec<json::Skin> = Vec::new();
+    let mut mesh_nodes = Vec::new();
+    for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
+        let instances = agent.instances(patch.period);
+        let first_sample = (anim.times[0] / sk.sample_interval).round() as i64;
+        let m = anim.times.len() as i64;
+        let mut nodes = Vec::new();
+        for k in instances.clone() {
+            let track = InstanceTrack::new(agent, k, patch.period);
+            let node = b.root.push(json::Node {
+                name: Some(format!("agent {i} instance {k}")),
+                translation: Some(track.translations[0]),
+                rotation: Some(json::scene::UnitQuaternion(track.rotations[0])),
+                scale: Some([track.scales[0]; 3]),
+                ..Default::default()
+            });
+            animation.instance(b, node, &track);
+            // Sample index of play time τ_s in this window, clamped.
+            let sample = |s: i64| (k * per + s - first_sample).clamp(0, m - 1) as usize;
+            let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
+            for (j, joint) in c.joints.iter().enumerate() {
+                let rot: Vec<[f32; 4]> = (0..=per).map(|s| anim.rotations[sample(s) * n + j]).collect();
+                let tr: Vec<[f32; 3]> = (0..=per).map(|s| anim.translations[sample(s) * n + j]).collect();
+                let node = b.root.push(json::Node {
+                    name: Some(joint.name.clone()),
+                    translation: Some(tr[0]),
+                    rotation: Some(json::scene::UnitQuaternion(rot[0])),
+                    scale: Some(joint.scale.map(|x| x as f32)).filter(|s| *s != [1.0; 3]),
+                    ..Default::default()
+                });
+                let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
+                let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
+                if varies3 {
+                    let values: Vec<f32> = tr.iter().flatten().copied().collect();
+                    let keys = Keys { input, interpolation: json::animation::Interpolation::Linear, ty: FloatType::Vec3, values: &values };
+                    animation.channel(b, node, json::animation::Property::Translation, keys);
+                }
+                if varies4 {
+                    let values: Vec<f32> = rot.iter().flatten().copied().collect();
+                    let keys = Keys { input, interpolation: json::animation::Interpolation::Linear, ty: FloatType::Vec4, values: &values };
+                    animation.channel(b, node, json::animation::Property::Rotation, keys);
+                }
+                if let Some(p) = joint.parent {
+                    let parent = joint_nodes[p].value();
+                    b.root.nodes[parent].children.get_or_insert_with(Vec::new).push(node);
+                }
+                joint_nodes.push(node);
+            }
+            // Top joints hang below the instance node.
+            let tops: Vec<json::Index<json::Node>> =
+                c.joints.iter().zip(&joint_nodes).filter(|(j, _)| j.parent.is_none()).map(|(_, &nd)| nd).collect();
+            b.root.nodes[node.value()].children = Some(tops);
+            let skin = json::Index::<json::Skin>::new(skins.len() as u32);
+            skins.push(json::Skin {
+                extensions: None,
+                extras: None,
+                inverse_bind_matrices: Some(ibm),
+                joints: joint_nodes.clone(),
+                name: Some(format!("agent {i} instance {k}")),
+                skeleton: None,
+            });
+            mesh_nodes.push(json::Node {
+                mesh: Some(mesh),
+                skin: Some(skin),
+                name: Some(format!("agent {i} instance {k} mesh")),
+                ..Default::default()
+            });
+            roots.push(node);
+            nodes.push(node.value());
+        }
+        records.push(AgentExtras {
+            kind: agent.kind,
+            interval: [agent.start(), agent.end()],
+            first_instance: instances.start,
+            nodes,
+            footsteps: Some(anim.footsteps.clone()),
+        });
+    }
+    for s in skins {
+        b.root.push(s);
+    }
+    for m in mesh_nodes {
+        let node = b.root.push(m);
+        roots.push(node);
+    }
+    records
+}
+

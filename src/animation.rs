@@ -1,0 +1,672 @@
+//! Stage 5b: foot-locked skeletal animation that follows planned footsteps
+//! (course notes, "Footstep Parameterized Motion Blending using Barycentric
+//! Coordinates" §4.2–4.5; "Avatar Locomotion in Crowd Simulation" §4.2–4.4).
+//!
+//! Per step (stance foot S planted at footprint `X_j`, swing foot W landing at
+//! `X_{j+1}`):
+//! 1. **Blend**: the library steps whose landing positions span the triangle
+//!    that holds the wanted landing, with barycentric weights (eq. 1), each
+//!    time-warped to the planned duration (phase `u ∈ [0, 1]`).
+//! 2. **Transitions**: the pose at the step's start is the previous step's
+//!    end pose; the difference to the blend is held through double support
+//!    and faded out while the swing foot is in the air. At a boundary crossing
+//!    (and a loop's end) the last step fades *into* the convention's boundary
+//!    pose, so the neighbour tile starts from the same pose.
+//! 3. **Root from the stance foot** (APM §4.3, eq. 2): the character is placed
+//!    so that the stance foot's contact point stays exactly on `X_j`; turns
+//!    are rotations about it (§4.4), spread over the step with a smoothstep,
+//!    so the torso heading is filtered: continuous, with no rate jump at step
+//!    boundaries.
+//! 4. **Foot IK** (BPK blend §4.5): the swing foot stays on its footprint until
+//!    it lifts off, then is carried smoothly onto the planned landing, by
+//!    analytic two-bone IK on the leg (or by moving the foot joint when the
+//!    rig's foot hangs outside the leg chain).
+//!
+//! So no planted foot slides, whatever the blend weights and time warps.
+
+use crate::character::builtin::two_bone_ik;
+use crate::character::library::Weights;
+use crate::character::{Character, Pose, Quat, Transform, V3, position_of, rotation_of, yaw, yaw_of_rotation};
+use crate::character::library::LibraryError;
+use crate::footsteps::{BoundaryFootsteps, FootstepParams, FootstepPlan, GaitModel, PathEnds, landing_of, plan_agent};
+use crate::model::Patch;
+use crate::trajectory::Agent;
+use crowdpatch_runtime::format::{
+    AgentAnimation, AnimationMetrics, BakedAgent, BoundaryGait, Foot, Footstep, Side, SkeletalAnimation, wrap_angle,
+};
+use std::f64::consts::FRAC_PI_2;
+
+/// What the synthesis of one agent gives beside its animation: world
+/// positions for the metrics.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    /// Sample times `[s]` (unwrapped, clamped into the path's interval).
+    pub times: Vec<f64>,
+    /// Contact-joint world positions per sample, left then right, patch
+    /// frame `[x, y, height]` `[m]`.
+    pub feet: Vec<[[f64; 3]; 2]>,
+    /// Root (hips) ground position per sample, patch frame `[m]`.
+    pub root: Vec<[f64; 2]>,
+    /// Every joint's world position per sample (glTF frame), for jump checks.
+    pub joints: Vec<Vec<V3>>,
+}
+
+/// glTF yaw of a patch heading.
+fn gltf_yaw(heading: f64) -> f64 {
+    heading + FRAC_PI_2
+}
+
+/// glTF point (x, 0, −y) of a patch point.
+fn to_gltf(p: [f64; 2]) -> V3 {
+    V3::new(p[0], 0.0, -p[1])
+}
+
+/// Per-joint difference `a ⊖ b`: rotation `a·b⁻¹` and translation `a − b`.
+fn pose_delta(a: &[Transform], b: &[Transform]) -> Vec<(Quat, V3)> {
+    a.iter().zip(b).map(|(x, y)| (x.rotation * y.rotation.inverse(), x.translation - y.translation)).collect()
+}
+
+/// `base ⊕ s·delta`.
+fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3)], s: f64) {
+    if s <= 0.0 {
+        return;
+    }
+    for (t, (q, d)) in base.iter_mut().zip(delta) {
+        let r = Quat::identity().try_slerp(q, s, 1e-12).unwrap_or(*q);
+        t.rotation = r * t.rotation;
+        t.translation += d * s;
+    }
+}
+
+fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+/// Moves the foot (ankle) of `foot` by `delta` (model frame) keeping its
+/// global orientation: two-bone IK when the ankle hangs from a two-bone leg
+/// of sided joints, else a shift of the foot joint itself.
+pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) {
+    if delta.norm() < 1e-9 {
+        return;
+    }
+    let sk = &character.skeleton;
+    let ankle = character.foot(foot).ankle;
+    let g = sk.globals(pose);
+    let chain = sk.joints[ankle].parent.and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)));
+    let sided = |j: usize| character.mirror[j] != j;
+    match chain {
+        Some((thigh, shin)) if sided(thigh) && sided(shin) => {
+            let foot_global = rotation_of(&g[ankle]);
+            let target = position_of(&g[ankle]) + delta;
+            two_bone_ik(sk, pose, thigh, shin, ankle, target);
+            let g2 = sk.globals(pose);
+            pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
+        }
+        _ => {
+            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| g[p]);
+            let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
+            if let Some(inv) = lin.try_inverse() {
+                pose[ankle].translation += inv * delta;
+            }
+        }
+    }
+}
+
+/// One step being synthesised.
+struct Step {
+    stance: Foot,
+    t0: f64,
+    t1: f64,
+    weights: Weights,
+    lift: f64,
+    /// Held transition offset from the previous step's end pose.
+    start_delta: Vec<(Quat, V3)>,
+    /// Offset into the boundary pose at the end, if any.
+    end_delta: Option<Vec<(Quat, V3)>>,
+    /// glTF yaw at the start.
+    yaw0: f64,
+    /// Residual yaw turned about the stance foot over the step.
+    yaw_turn: f64,
+    /// Stance-foot yaw in the model frame at u = 0 (for undoing its turn).
+    stance_yaw0: f64,
+    stance_at: V3,
+    swing_from: V3,
+    swing_to: V3,
+    /// Swing contact (world) at lift-off and at the end without correction.
+    swing_free_lift: V3,
+    swing_free_end: V3,
+}
+
+/// A posed character at one instant: model-frame pose and its placement.
+struct Posed {
+    pose: Pose,
+    /// glTF yaw of the model frame.
+    yaw: f64,
+    /// glTF translation of the model origin (y = 0).
+    offset: V3,
+}
+
+impl Posed {
+    fn world(&self, m: V3) -> V3 {
+        yaw(self.yaw) * m + self.offset
+    }
+}
+
+fn stance_yaw(character: &Character, pose: &Pose, foot: Foot, rest: &[nalgebra::Matrix4<f64>]) -> f64 {
+    let g = character.skeleton.globals(pose);
+    let a = character.foot(foot).ankle;
+    yaw_of_rotation(&(rotation_of(&g[a]) * rotation_of(&rest[a]).inverse()))
+}
+
+impl Step {
+    /// The blended, offset pose before placement and IK.
+    fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
+        let mut pose = gait.library.pose(&self.weights, u);
+        let lift = self.lift.min(0.9);
+        let fade = 1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6));
+        apply_delta(&mut pose, &self.start_delta, fade);
+        if let Some(end) = &self.end_delta {
+            apply_delta(&mut pose, end, smoothstep((u - lift) / (1.0 - lift).max(1e-6)));
+        }
+        pose
+    }
+
+    /// Placement of `pose` at phase `u`: yaw about the stance contact and
+    /// translation that puts it on its footprint.
+    fn place(&self, character: &Character, pose: Pose, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
+        let turn_of_stance = wrap_angle(stance_yaw(character, &pose, self.stance, rest) - self.stance_yaw0);
+        let y = self.yaw0 + self.yaw_turn * smoothstep(u) - turn_of_stance;
+        let c = character.skeleton.positions(&pose)[character.foot(self.stance).contact];
+        let rc = yaw(y) * c;
+        Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) }
+    }
+
+    /// The final pose at phase `u`: placed, with the swing foot corrected.
+    fn posed(&self, character: &Character, gait: &GaitModel, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
+        let raw = self.raw_pose(gait, u);
+        let mut posed = self.place(character, raw, u, rest);
+        let swing = self.stance.other();
+        let c = character.skeleton.positions(&posed.pose)[character.foot(swing).contact];
+        let w = posed.world(c);
+        let lift = self.lift.min(0.95);
+        let target = if u <= lift {
+            self.swing_from
+        } else {
+            let s = smoothstep((u - lift) / (1.0 - lift));
+            w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
+        };
+        let delta = V3::new(target.x - w.x, 0.0, target.z - w.z);
+        let dm = yaw(-posed.yaw) * delta;
+        move_foot(character, &mut posed.pose, swing, dm);
+        posed
+    }
+}
+
+/// Synthesises one walking agent from its footstep plan; `start`/`end` are
+/// the boundary conventions at its ends (their weights give the boundary
+/// poses). Samples at `t = i · interval` covering the path's interval.
+pub fn synthesize_walker(
+    character: &Character,
+    gait: &GaitModel,
+    agent: &BakedAgent,
+    plan: &FootstepPlan,
+    start: &BoundaryFootsteps,
+    end: &BoundaryFootsteps,
+    interval: f64,
+) -> (AgentAnimation, Trace) {
+    let sk = &character.skeleton;
+    let rest = sk.globals(&sk.rest_pose());
+    let f = &plan.footsteps;
+    let boundary_pose = |b: &BoundaryFootsteps| {
+        let w: Weights = b.weights.iter().copied().filter(|x| x.1 > 0.0).collect();
+        gait.library.pose(&w, 1.0)
+    };
+    let start_pose = boundary_pose(start);
+    let end_pose = boundary_pose(end);
+    let times = sample_times(agent, interval);
+    let mut samples: Vec<Option<Posed>> = (0..times.len()).map(|_| None).collect();
+    let clamp = |t: f64| t.clamp(f[1].t, f[f.len() - 1].t);
+    let mut prev_end = start_pose;
+    for j in 1..f.len() - 1 {
+        let (a, b) = (&f[j], &f[j + 1]);
+        let q = landing_of(a, b);
+        let weights = gait.library.weights(a.foot, q);
+        let blend = gait.library.blended(&weights);
+        let b0 = gait.library.pose(&weights, 0.0);
+        let last = j + 2 == f.len();
+        let b1 = gait.library.pose(&weights, 1.0);
+        let mut step = Step {
+            stance: a.foot,
+            t0: a.t,
+            t1: b.t,
+            lift: blend.lift,
+            start_delta: pose_delta(&prev_end, &b0),
+            end_delta: last.then(|| pose_delta(&end_pose, &b1)),
+            weights,
+            yaw0: 0.0,
+            yaw_turn: 0.0,
+            stance_yaw0: 0.0,
+            stance_at: to_gltf(a.position),
+            swing_from: to_gltf(f[j - 1].position),
+            swing_to: to_gltf(b.position),
+            swing_free_lift: V3::zeros(),
+            swing_free_end: V3::zeros(),
+        };
+        let raw0 = step.raw_pose(gait, 0.0);
+        let raw1 = step.raw_pose(gait, 1.0);
+        step.stance_yaw0 = stance_yaw(character, &raw0, a.foot, &rest);
+        let stance_turn = wrap_angle(stance_yaw(character, &raw1, a.foot, &rest) - step.stance_yaw0);
+        step.yaw0 = gltf_yaw(a.heading);
+        step.yaw_turn = wrap_angle(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
+        // Where the swing foot would be without correction.
+        let swing = a.foot.other();
+        let free = |u: f64| {
+            let posed = step.place(character, step.raw_pose(gait, u), u, &rest);
+            posed.world(sk.positions(&posed.pose)[character.foot(swing).contact])
+        };
+        let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
+        step.swing_free_lift = free_lift;
+        step.swing_free_end = free_end;
+        for (i, &t) in times.iter().enumerate() {
+            let tc = clamp(t);
+            let inside = tc >= step.t0 && (tc < step.t1 || (last && tc <= step.t1));
+            if inside && samples[i].is_none() {
+                let u = ((tc - step.t0) / (step.t1 - step.t0)).clamp(0.0, 1.0);
+                samples[i] = Some(step.posed(character, gait, u, &rest));
+            }
+        }
+        prev_end = step.posed(character, gait, 1.0, &rest).pose;
+    }
+    let posed: Vec<Posed> = samples
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() }))
+        .collect();
+    let footsteps = f.clone();
+    output(character, agent, footsteps, times, posed)
+}
+
+/// Sample times `i · interval` from the last one at or before the path's
+/// start to the first one at or after its end.
+pub fn sample_times(agent: &BakedAgent, interval: f64) -> Vec<f64> {
+    let (a, b) = (agent.start(), agent.end());
+    let i0 = (a / interval + 1e-9).floor() as i64;
+    let i1 = (b / interval - 1e-9).ceil() as i64;
+    (i0..=i1).map(|i| i as f64 * interval).collect()
+}
+
+/// Synthesises a standing agent: the idle clip (or the rest pose), played a
+/// whole number of times per period, at the path's position and heading.
+pub fn synthesize_standing(
+    character: &Character,
+    gait: &GaitModel,
+    agent: &BakedAgent,
+    period: f64,
+    interval: f64,
+) -> (AgentAnimation, Trace) {
+    let sk = &character.skeleton;
+    let times = sample_times(agent, interval);
+    let idle = gait.library.idle.map(|k| &gait.library.clips[k]);
+    let posed = times
+        .iter()
+        .map(|&t| {
+            let tc = t.clamp(agent.start(), agent.end());
+            let pose = match idle {
+                Some(clip) => {
+                    let d = clip.duration();
+                    let n = (period / d).round().max(1.0);
+                    clip.sample((tc - agent.start()) * n * d / period)
+                }
+                None => sk.rest_pose(),
+            };
+            let (p, h) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+            let y = gltf_yaw(h);
+            let hips = sk.positions(&pose)[character.hips];
+            let r = yaw(y) * V3::new(hips.x, 0.0, hips.z);
+            let target = to_gltf(p);
+            Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
+        })
+        .collect();
+    output(character, agent, Vec::new(), times, posed)
+}
+
+/// Local joint tracks relative to the instance node, and the trace.
+fn output(
+    character: &Character,
+    agent: &BakedAgent,
+    footsteps: Vec<Footstep>,
+    times: Vec<f64>,
+    posed: Vec<Posed>,
+) -> (AgentAnimation, Trace) {
+    let sk = &character.skeleton;
+    let n = sk.len();
+    let mut anim = AgentAnimation {
+        footsteps,
+        times: times.clone(),
+        translations: Vec::with_capacity(times.len() * n),
+        rotations: Vec::with_capacity(times.len() * n),
+    };
+    let mut trace = Trace::default();
+    let mut prev_q: Vec<Option<[f32; 4]>> = vec![None; n];
+    for (&t, p) in times.iter().zip(&posed) {
+        let tc = t.clamp(agent.start(), agent.end());
+        let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+        let inst_yaw = gltf_yaw(ih);
+        let inst_at = to_gltf(ip);
+        let back = yaw(-inst_yaw);
+        for (j, joint) in sk.joints.iter().enumerate() {
+            let local = p.pose[j];
+            let (tr, rot) = if joint.parent.is_none() {
+                // World = placement · local; relative to the instance node.
+                let world_t = yaw(p.yaw) * local.translation + p.offset;
+                (back * (world_t - inst_at), yaw(p.yaw - inst_yaw) * local.rotation)
+            } else {
+                (local.translation, local.rotation)
+            };
+            let c = rot.coords;
+            let mut q = [c.x as f32, c.y as f32, c.z as f32, c.w as f32];
+            if let Some(pq) = prev_q[j] {
+                let dot: f32 = (0..4).map(|k| pq[k] * q[k]).sum();
+                if dot < 0.0 {
+                    q = q.map(|x| -x);
+                }
+            }
+            prev_q[j] = Some(q);
+            anim.translations.push([tr.x as f32, tr.y as f32, tr.z as f32]);
+            anim.rotations.push(q);
+        }
+        let m = sk.positions(&p.pose);
+        let world: Vec<V3> = m.iter().map(|&x| p.world(x)).collect();
+        let foot = |f: Foot| {
+            let w = world[character.foot(f).contact];
+            [w.x, -w.z, w.y]
+        };
+        trace.times.push(tc);
+        trace.feet.push([foot(Foot::Left), foot(Foot::Right)]);
+        let r = world[character.hips];
+        trace.root.push([r.x, -r.z]);
+        trace.joints.push(world);
+    }
+    (anim, trace)
+}
+
+
+/// A character ready to animate a bake: the character and its gait model
+/// (step library, landing hulls), built once and shared by many bakes.
+#[derive(Debug, Clone)]
+pub struct Skeletal {
+    /// The character.
+    pub character: Character,
+    /// Its gait model.
+    pub gait: GaitModel,
+    /// Joint-track sample rate `[Hz]` (rounded so that a whole number of
+    /// samples fills the period).
+    pub frame_rate: f64,
+    /// Planner parameters.
+    pub params: FootstepParams,
+}
+
+impl Skeletal {
+    /// Prepares `character` (analyses its clips).
+    ///
+    /// # Errors
+    /// [`LibraryError`] when the character has no walking steps.
+    pub fn new(character: Character) -> Result<Skeletal, LibraryError> {
+        let gait = GaitModel::new(&character)?;
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params: FootstepParams::default() })
+    }
+}
+
+/// The result of the footstep and animation stage.
+#[derive(Debug, Clone)]
+pub struct SkeletalOutcome {
+    /// The animation (baked format).
+    pub animation: SkeletalAnimation,
+    /// Per agent, its footstep plan (`None` for a standing agent).
+    pub plans: Vec<Option<FootstepPlan>>,
+    /// Per agent, world positions of the synthesised motion.
+    pub traces: Vec<Trace>,
+    /// The gait at each boundary point, `(side, entry?, index, gait)`.
+    pub gaits: Vec<(Side, bool, usize, BoundaryGait)>,
+    /// Quality figures.
+    pub metrics: AnimationMetrics,
+    /// Footstep planning wall time `[ms]`.
+    pub planning_ms: f64,
+    /// Synthesis wall time `[ms]`.
+    pub synthesis_ms: f64,
+    /// Remarks (relaxed plans).
+    pub notes: Vec<String>,
+}
+
+/// Plans footsteps for every agent and synthesises its skeletal animation.
+/// `agents` are the bake's final paths and `baked` their baked form (same
+/// order).
+pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: &Skeletal) -> SkeletalOutcome {
+    let character = &skeletal.character;
+    let gait = &skeletal.gait;
+    let period = patch.period;
+    let per_period = (period * skeletal.frame_rate).round().max(2.0);
+    let interval = period / per_period;
+    let t = std::time::Instant::now();
+    let mut plans = Vec::with_capacity(agents.len());
+    let mut ends_of = Vec::with_capacity(agents.len());
+    let mut gaits = Vec::new();
+    let mut notes = Vec::new();
+    for (i, (a, b)) in agents.iter().zip(baked).enumerate() {
+        let ends = path_ends(a);
+        let plan = plan_agent(gait, character, b, ends, period, &skeletal.params);
+        if let Some(p) = &plan
+            && p.relaxed
+        {
+            notes.push(format!("agent {i}: footstep limits were relaxed to follow its path"));
+        }
+        if let (Some(e), Some(x)) = (a.entry, a.exit) {
+            let ge = gait.boundary(character, arr(e.position), arr(e.velocity), b.start()).gait;
+            let gx = gait.boundary(character, arr(x.position), arr(x.velocity), b.end()).gait;
+            gaits.push((e.side, true, e.index, ge));
+            gaits.push((x.side, false, x.index, gx));
+        }
+        plans.push(plan);
+        ends_of.push(ends);
+    }
+    let planning_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let t = std::time::Instant::now();
+    let mut out = Vec::with_capacity(agents.len());
+    let mut traces = Vec::with_capacity(agents.len());
+    for ((b, plan), ends) in baked.iter().zip(&plans).zip(&ends_of) {
+        let (anim, trace) = match (plan, ends) {
+            (Some(plan), PathEnds::Exogenous { entry, exit }) => {
+                let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
+                let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
+                synthesize_walker(character, gait, b, plan, &s, &e, interval)
+            }
+            (Some(plan), PathEnds::Loop) => {
+                // The loop's convention, as the planner made it.
+                let f = &plan.footsteps;
+                let s = gait.boundary(
+                    character,
+                    b.keys[0].position,
+                    loop_velocity(&plan.footsteps, b),
+                    b.start(),
+                );
+                let mut e = s;
+                e.left = f[f.len() - 1];
+                e.right = f[f.len() - 2];
+                synthesize_walker(character, gait, b, plan, &s, &e, interval)
+            }
+            _ => synthesize_standing(character, gait, b, period, interval),
+        };
+        out.push(anim);
+        traces.push(trace);
+    }
+    let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let metrics = metrics(character, baked, &out, &traces, period);
+    SkeletalOutcome {
+        animation: SkeletalAnimation {
+            character: character.to_runtime(),
+            sample_interval: interval,
+            agents: out,
+        },
+        plans,
+        traces,
+        gaits,
+        metrics,
+        planning_ms,
+        synthesis_ms,
+        notes,
+    }
+}
+
+/// The velocity the planner used at a loop's start: recovered from the
+/// first footsteps' heading and the path.
+fn loop_velocity(footsteps: &[Footstep], b: &BakedAgent) -> [f64; 2] {
+    let h = footsteps[1].heading;
+    let span = 0.25;
+    let (p0, _) = b.sample(b.start()).unwrap_or((b.keys[0].position, 0.0));
+    let (p1, _) = b.sample((b.start() + span).min(b.end())).unwrap_or((p0, 0.0));
+    let (pe, _) = b.sample((b.end() - span).max(b.start())).unwrap_or((p0, 0.0));
+    let speed = ((p1[0] - pe[0]).hypot(p1[1] - pe[1])) / (2.0 * span);
+    [speed * h.cos(), speed * h.sin()]
+}
+
+fn arr(v: crate::geometry::Vec2) -> [f64; 2] {
+    [v.x, v.y]
+}
+
+/// How an agent's path starts and ends.
+pub fn path_ends(a: &Agent) -> PathEnds {
+    match (a.entry, a.exit) {
+        (Some(e), Some(x)) => PathEnds::Exogenous { entry: arr(e.velocity), exit: arr(x.velocity) },
+        _ => {
+            let p0 = a.path.points[0].p;
+            let moves = a.path.points.iter().any(|c| (c.p - p0).norm() > 0.05);
+            if moves { PathEnds::Loop } else { PathEnds::Standing }
+        }
+    }
+}
+
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() - 1) as f64 * q).round() as usize;
+    v[i]
+}
+
+/// The quality figures of a synthesised patch.
+pub fn metrics(
+    character: &Character,
+    baked: &[BakedAgent],
+    anims: &[AgentAnimation],
+    traces: &[Trace],
+    period: f64,
+) -> AnimationMetrics {
+    let mut skate = Vec::new();
+    let mut timing = Vec::new();
+    let mut landing = Vec::new();
+    let mut deviation = Vec::new();
+    let mut lengths = Vec::new();
+    let mut cadences = Vec::new();
+    let mut joint_speed: f64 = 0.0;
+    let mut count = 0usize;
+    for ((b, anim), tr) in baked.iter().zip(anims).zip(traces) {
+        let f = &anim.footsteps;
+        count += f.len();
+        // Planted intervals: a foot from its plant to its lift-off.
+        for fs in f {
+            let k = fs.foot.index();
+            for i in 1..tr.times.len() {
+                let (ta, tb) = (tr.times[i - 1], tr.times[i]);
+                if tb - ta > 1e-9 && ta >= fs.t - 1e-9 && tb <= fs.lift + 1e-9 {
+                    let (a, c) = (tr.feet[i - 1][k], tr.feet[i][k]);
+                    skate.push((c[0] - a[0]).hypot(c[1] - a[1]) / (tb - ta));
+                }
+            }
+            // Landing: where the synthesised foot is at its plant time.
+            if let Some(i) = tr.times.iter().position(|&t| t >= fs.t - 1e-9) {
+                let p = tr.feet[i][k];
+                landing.push((p[0] - fs.position[0]).hypot(p[1] - fs.position[1]));
+                // Timing: the first sample from which the foot stops moving.
+                let lo = tr.times.partition_point(|&t| t < fs.t - 0.3);
+                let still = (lo + 1..tr.times.len()).find(|&j| {
+                    let dt = tr.times[j] - tr.times[j - 1];
+                    let a = tr.feet[j - 1][k];
+                    let c = tr.feet[j][k];
+                    dt > 1e-9 && (c[0] - a[0]).hypot(c[1] - a[1]) / dt < 0.05 && (c[2] - a[2]).abs() / dt < 0.05
+                });
+                if let Some(j) = still
+                    && tr.times[j - 1] < fs.t + 0.3
+                    && fs.t > tr.times[0] + 0.3
+                {
+                    timing.push((tr.times[j - 1] - fs.t).abs());
+                }
+            }
+        }
+        for w in f.windows(2) {
+            let q = landing_of(&w[0], &w[1]);
+            lengths.push(q[0]);
+            cadences.push(1.0 / (w[1].t - w[0].t));
+        }
+        for (i, &t) in tr.times.iter().enumerate() {
+            if let Some((p, _)) = b.sample(t) {
+                deviation.push((tr.root[i][0] - p[0]).hypot(tr.root[i][1] - p[1]));
+            }
+            if i > 0 {
+                let dt = tr.times[i] - tr.times[i - 1];
+                if dt > 1e-9 {
+                    for (a, c) in tr.joints[i - 1].iter().zip(&tr.joints[i]) {
+                        joint_speed = joint_speed.max((c - a).norm() / dt);
+                    }
+                }
+            }
+        }
+    }
+    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    let stats = |v: &mut Vec<f64>| [mean(v), percentile(v, 0.05), percentile(v, 0.95)];
+    AnimationMetrics {
+        character: character.name.clone(),
+        footsteps: count,
+        foot_skate: mean(&skate),
+        foot_skate_max: max(&skate),
+        timing_error_mean: mean(&timing),
+        timing_error_max: max(&timing),
+        landing_error_mean: mean(&landing),
+        root_deviation_mean: mean(&deviation),
+        root_deviation_p95: percentile(&mut deviation.clone(), 0.95),
+        root_deviation_max: max(&deviation),
+        step_length: stats(&mut lengths),
+        cadence: stats(&mut cadences),
+        foot_overlaps: foot_overlaps(anims, period),
+        max_joint_speed: joint_speed,
+    }
+}
+
+/// Pairs of planted feet of different agents (any instances) that overlap:
+/// planted at the same play time less than a foot length apart.
+fn foot_overlaps(anims: &[AgentAnimation], period: f64) -> usize {
+    const FOOT: f64 = 0.25;
+    let mut n = 0;
+    for (i, a) in anims.iter().enumerate() {
+        for b in &anims[i + 1..] {
+            for fa in &a.footsteps {
+                for fb in &b.footsteps {
+                    if (fa.position[0] - fb.position[0]).hypot(fa.position[1] - fb.position[1]) >= FOOT {
+                        continue;
+                    }
+                    // Overlap in play time, for some whole shift of periods.
+                    let k_lo = ((fa.t - fb.lift) / period).floor() as i64;
+                    let k_hi = ((fa.lift - fb.t) / period).ceil() as i64;
+                    if (k_lo..=k_hi).any(|k| {
+                        let s = k as f64 * period;
+                        fa.t < fb.lift + s && fb.t + s < fa.lift
+                    }) {
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,617 @@
+//! Stage 5a: footstep planning (course notes, "Dynamic Footsteps Planning for
+//! Multiple Characters" §5 — BPK), one agent at a time, following its baked
+//! path in space *and* time.
+//!
+//! **Search.** A* (the `pathfinding` crate) over footstep states: the foot
+//! that has just planted, the plant time on a grid of [`FootstepParams::time_step`]
+//! from the path's start, and — derived from them — the footprint and the
+//! heading. The footprint of a plant at time `t` is where the character's
+//! walking pose puts that foot when its root is on the path at `t` facing
+//! the path's heading: so the root is on the path at every step time, and the
+//! step it takes is the difference of two footprints. **Actions** are steps of
+//! the character's step library: the swing foot lands where the next
+//! footprint is, in a duration (time warp of the blended clip steps) and with
+//! a turn within limits; a landing outside the library's landing hull is
+//! projected onto it, and the root then misses the path by that much.
+//! **Cost** (BPK §5.3): the energy `M ∫ (e_s + e_w |v|²) dt` of the step
+//! (`e_s` = 2.23 J/(kg·s), `e_w` = 1.26 J·s/(kg·m²), `v` the root's speed over
+//! the step), plus a term that keeps the root on the path at the step times
+//! (the squared miss), a time-warp term (playing a step much faster or slower
+//! than its clip) and a turn term. **Heuristic**: the least energy to cover
+//! the straight distance to the goal in exactly the time left,
+//! `M (e_s τ + e_w D²/τ)` (Jensen's inequality: admissible, and tighter than
+//! BPK's `2 M D √(e_s e_w)`, which ignores the time constraint).
+//!
+//! **Boundaries and loops** (the seam convention of
+//! [`crowdpatch_runtime::skeletal`]): an exogenous agent starts with the two
+//! footprints of its entry point (the right foot planted one boundary step
+//! before, the left planting at the entry time) and must end with the two of
+//! its exit point; an endogenous loop starts and ends with those of its start
+//! time, a period apart, so its footsteps repeat with the period.
+
+use crate::character::library::{StepLibrary, Weights};
+use crate::character::{Character, V3};
+use crowdpatch_runtime::format::{BakedAgent, Foot, Footstep, wrap_angle};
+use crowdpatch_runtime::skeletal::BoundaryGait;
+
+/// Parameters of the planner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FootstepParams {
+    /// Agent mass M `[kg]`.
+    pub mass: f64,
+    /// Energy rate standing, e_s `[J/(kg·s)]` (BPK: 2.23).
+    pub e_s: f64,
+    /// Energy coefficient of speed, e_w `[J·s/(kg·m²)]` (BPK: 1.26).
+    pub e_w: f64,
+    /// Plant-time grid `[s]`.
+    pub time_step: f64,
+    /// Shortest step `[s]`.
+    pub min_duration: f64,
+    /// Longest step `[s]`.
+    pub max_duration: f64,
+    /// Weight of the squared root miss `[J/m²]`.
+    pub track_weight: f64,
+    /// Weight of the squared log time warp `[J]`.
+    pub warp_weight: f64,
+    /// Largest turn of one step `[rad]`.
+    pub max_turn: f64,
+    /// Weight of the squared turn beyond what the steps' clips turn `[J/rad²]`.
+    pub turn_weight: f64,
+}
+
+impl Default for FootstepParams {
+    fn default() -> Self {
+        FootstepParams {
+            mass: 70.0,
+            e_s: 2.23,
+            e_w: 1.26,
+            time_step: 1.0 / 30.0,
+            min_duration: 0.25,
+            max_duration: 1.5,
+            track_weight: 20_000.0,
+            warp_weight: 60.0,
+            max_turn: 0.9,
+            turn_weight: 40.0,
+        }
+    }
+}
+
+/// What the planner needs to know of a character's gait, precomputed from
+/// its step library.
+#[derive(Debug, Clone)]
+pub struct GaitModel {
+    /// The step library.
+    pub library: StepLibrary,
+    /// Landing hull per stance foot (counter-clockwise polygon, or fewer
+    /// than three points when degenerate), step frame.
+    hulls: [Vec<[f64; 2]>; 2],
+    /// Straight-walking table per landing foot: (step length `[m]`, offset of
+    /// the landing contact from the root at the plant, step frame
+    /// `[forward, left]`, root offset from the stance contact at the start).
+    table: [Vec<(f64, [f64; 2])>; 2],
+    /// Name of the character.
+    pub character: String,
+}
+
+/// The two footsteps and the gait that the seam convention fixes at a
+/// boundary crossing (or a loop's start).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundaryFootsteps {
+    /// The right foot's plant, one boundary step before the crossing.
+    pub right: Footstep,
+    /// The left foot's plant at the crossing time.
+    pub left: Footstep,
+    /// The gait record for the baked pattern.
+    pub gait: BoundaryGait,
+    /// Blend weights of the step that ends at the crossing (right stance).
+    pub weights: [(usize, f64); 2],
+}
+
+impl GaitModel {
+    /// Builds the gait model of `character`.
+    ///
+    /// # Errors
+    /// A [`crate::character::library::LibraryError`] when the character has
+    /// no walking steps.
+    pub fn new(character: &Character) -> Result<GaitModel, crate::character::library::LibraryError> {
+        let library = StepLibrary::new(character)?;
+        let hulls = std::array::from_fn(|f| {
+            let pts: Vec<[f64; 2]> = library.by_foot[f].iter().map(|&i| library.landing(i)).collect();
+            convex_hull(&pts)
+        });
+        // Landing offsets from the root at a plant, straight walking, by step
+        // length: the end pose of straight blends at a range of speeds.
+        let table = std::array::from_fn(|landing_foot| {
+            let stance = Foot::BOTH[landing_foot].other();
+            let (slow, fast) = library.speed_range();
+            (0..=16)
+                .map(|k| {
+                    let v = slow + (fast - slow) * k as f64 / 16.0;
+                    let w = library.straight(stance, v);
+                    let (root, land) = end_offsets(character, &library, &w);
+                    let length = library.blended(&w).landing[0];
+                    (length, [land[0] - root[0], land[1] - root[1]])
+                })
+                .collect()
+        });
+        Ok(GaitModel { library, hulls, table, character: character.name.clone() })
+    }
+
+    /// Offset of the contact of `foot`, just planted after a straight step of
+    /// length `length` `[m]`, from the root, `[forward, left]` `[m]`.
+    pub fn plant_offset(&self, foot: Foot, length: f64) -> [f64; 2] {
+        let t = &self.table[foot.index()];
+        if length <= t[0].0 {
+            return t[0].1;
+        }
+        for w in t.windows(2) {
+            if length <= w[1].0 {
+                let u = if w[1].0 - w[0].0 > 1e-9 { (length - w[0].0) / (w[1].0 - w[0].0) } else { 1.0 };
+                return [w[0].1[0] + u * (w[1].1[0] - w[0].1[0]), w[0].1[1] + u * (w[1].1[1] - w[0].1[1])];
+            }
+        }
+        t[t.len() - 1].1
+    }
+
+    /// Distance `[m]` of a landing `q` (step frame) from the landing hull of
+    /// stance foot `stance`, and the nearest point of the hull.
+    pub fn hull_distance(&self, stance: Foot, q: [f64; 2]) -> (f64, [f64; 2]) {
+        hull_distance(&self.hulls[stance.index()], q)
+    }
+
+    /// The seam convention at a crossing of `position` `[m]` (patch frame)
+    /// at time `t` `[s]` with velocity `velocity` `[m/s]`: the two footsteps
+    /// and the gait (see [`crowdpatch_runtime::skeletal`]).
+    pub fn boundary(&self, character: &Character, position: [f64; 2], velocity: [f64; 2], t: f64) -> BoundaryFootsteps {
+        let speed = velocity[0].hypot(velocity[1]);
+        let heading = if speed > 1e-9 { velocity[1].atan2(velocity[0]) } else { 0.0 };
+        let w = self.library.straight(Foot::Right, speed);
+        let b = self.library.blended(&w);
+        let pose = self.library.pose(&w, 1.0);
+        let p = character.skeleton.positions(&pose);
+        let root = p[character.hips];
+        let to_patch = |m: V3| -> [f64; 2] {
+            // Model (x left, z forward) relative to the root → patch frame.
+            let (fwd, left) = (m.z - root.z, m.x - root.x);
+            let (c, s) = (heading.cos(), heading.sin());
+            [position[0] + fwd * c - left * s, position[1] + fwd * s + left * c]
+        };
+        let cl = p[character.foot(Foot::Left).contact];
+        let cr = p[character.foot(Foot::Right).contact];
+        let weights = [w[0], *w.get(1).unwrap_or(&(w[0].0, 0.0))];
+        BoundaryFootsteps {
+            right: Footstep { t: t - b.duration, foot: Foot::Right, position: to_patch(cr), heading, lift: t },
+            left: Footstep { t, foot: Foot::Left, position: to_patch(cl), heading, lift: t },
+            gait: BoundaryGait {
+                foot: Foot::Left,
+                phase: 0.0,
+                step_duration: b.duration,
+                step_length: cl.z - cr.z,
+            },
+            weights,
+        }
+    }
+}
+
+/// Root and landing-contact positions (model frame, `[forward, left]`
+/// relative to the stance contact) at the end of a blended step.
+fn end_offsets(character: &Character, library: &StepLibrary, w: &Weights) -> ([f64; 2], [f64; 2]) {
+    let pose = library.pose(w, 1.0);
+    let p = character.skeleton.positions(&pose);
+    let stance = library.steps[w[0].0].annotation.stance;
+    let c = p[character.foot(stance).contact];
+    let l = p[character.foot(stance.other()).contact];
+    let r = p[character.hips];
+    ([r.z - c.z, r.x - c.x], [l.z - c.z, l.x - c.x])
+}
+
+/// A footstep plan of one agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FootstepPlan {
+    /// Footsteps in time order; the first two (and, for an exit or a loop,
+    /// the last two) are the boundary convention's.
+    pub footsteps: Vec<Footstep>,
+    /// Cost of the plan `[J]`.
+    pub cost: f64,
+    /// A* nodes expanded.
+    pub expanded: usize,
+    /// Whether the limits had to be relaxed to find a plan.
+    pub relaxed: bool,
+}
+
+/// How an agent's path starts and ends, for the planner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PathEnds {
+    /// Enters and leaves through boundary points with these velocities.
+    Exogenous {
+        /// Entry velocity `[m/s]`, patch frame.
+        entry: [f64; 2],
+        /// Exit velocity `[m/s]`, patch frame.
+        exit: [f64; 2],
+    },
+    /// A loop of one period.
+    Loop,
+    /// Stands still: no footsteps.
+    Standing,
+}
+
+/// Position `[m]` and heading `[rad]` of a baked path at `t`, clamped.
+fn at(agent: &BakedAgent, t: f64) -> ([f64; 2], f64) {
+    let t = t.clamp(agent.start(), agent.end());
+    agent.sample(t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
+}
+
+/// Mean velocity of the path over `[t − h, t + h]` (clamped, or wrapped for a
+/// loop of period `period`).
+fn velocity(agent: &BakedAgent, t: f64, h: f64, period: Option<f64>) -> [f64; 2] {
+    let (a, b) = match period {
+        Some(pi) => {
+            let s = agent.start();
+            let wrap = |x: f64| s + (x - s).rem_euclid(pi);
+            let (pa, pb) = (at(agent, wrap(t - h)).0, at(agent, wrap(t + h)).0);
+            (pa, pb)
+        }
+        None => (at(agent, t - h).0, at(agent, t + h).0),
+    };
+    let span = match period {
+        Some(_) => 2.0 * h,
+        None => (t + h).min(agent.end()) - (t - h).max(agent.start()),
+    };
+    [(b[0] - a[0]) / span.max(1e-9), (b[1] - a[1]) / span.max(1e-9)]
+}
+
+/// Plans the footsteps of one agent along its baked path.
+///
+/// Returns `None` for a standing agent. A path too short or too fast for
+/// the library gets a plan all the same: the limits are relaxed (and the plan
+/// says so).
+pub fn plan_agent(
+    gait: &GaitModel,
+    character: &Character,
+    agent: &BakedAgent,
+    ends: PathEnds,
+    period: f64,
+    params: &FootstepParams,
+) -> Option<FootstepPlan> {
+    let (t0, t1) = (agent.start(), agent.end());
+    let (start, goal) = match ends {
+        PathEnds::Standing => return None,
+        PathEnds::Exogenous { entry, exit } => {
+            (gait.boundary(character, at(agent, t0).0, entry, t0), gait.boundary(character, at(agent, t1).0, exit, t1))
+        }
+        PathEnds::Loop => {
+            let v = velocity(agent, t0, 0.25, Some(period));
+            let s = gait.boundary(character, at(agent, t0).0, v, t0);
+            let mut g = s;
+            for f in [&mut g.left, &mut g.right] {
+                f.t += period;
+                f.lift += period;
+            }
+            (s, g)
+        }
+    };
+    // The search runs from the start's left plant to the goal's right plant.
+    let goal_t = goal.right.t;
+    let mut relaxed = false;
+    let mut p = *params;
+    for attempt in 0..3 {
+        if let Some(mut plan) = search(gait, agent, &start, &goal, goal_t, &p) {
+            plan.relaxed = relaxed;
+            return Some(plan);
+        }
+        relaxed = true;
+        p.min_duration = (p.min_duration * 0.6).max(p.time_step);
+        p.max_duration *= 1.6;
+        p.max_turn *= 1.5 + attempt as f64;
+        p.time_step /= 2.0;
+    }
+    // Last resort: evenly spaced steps.
+    let span = goal_t - start.left.t;
+    let mut n = ((span / 0.55).round() as usize).max(1);
+    if n % 2 == 0 {
+        n += 1; // left at start, right at the goal: an odd number of steps
+    }
+    let mut footsteps = vec![start.right, start.left];
+    for k in 1..n {
+        let t = start.left.t + span * k as f64 / n as f64;
+        let foot = if k % 2 == 1 { Foot::Right } else { Foot::Left };
+        footsteps.push(ideal_footstep(gait, agent, foot, t, 0.7));
+    }
+    footsteps.push(goal.right);
+    footsteps.push(goal.left);
+    finish_lifts(&mut footsteps, gait);
+    Some(FootstepPlan { footsteps, cost: f64::INFINITY, expanded: 0, relaxed: true })
+}
+
+/// The footstep of `foot` planting at `t` with the root on the path, after a
+/// step of length `length`.
+fn ideal_footstep(gait: &GaitModel, agent: &BakedAgent, foot: Foot, t: f64, length: f64) -> Footstep {
+    let (p, h) = at(agent, t);
+    let o = gait.plant_offset(foot, length);
+    let (c, s) = (h.cos(), h.sin());
+    Footstep { t, foot, position: [p[0] + o[0] * c - o[1] * s, p[1] + o[0] * s + o[1] * c], heading: h, lift: t }
+}
+
+/// Fills each footstep's lift-off time: during the following step, after
+/// its share of double support.
+fn finish_lifts(footsteps: &mut [Footstep], gait: &GaitModel) {
+    for j in 0..footsteps.len() {
+        let lift = match footsteps.get(j + 2) {
+            Some(after) => {
+                let next = footsteps[j + 1];
+                let q = landing_of(&next, after);
+                let w = gait.library.weights(next.foot, q);
+                let share = gait.library.blended(&w).lift;
+                next.t + share * (after.t - next.t)
+            }
+            None => footsteps.get(j + 1).map_or(footsteps[j].t, |n| n.t),
+        };
+        footsteps[j].lift = lift.max(footsteps[j].t);
+    }
+}
+
+/// Landing of `to` in the step frame of `from` (its stance contact and
+/// heading), `[forward, left]` `[m]`.
+pub fn landing_of(from: &Footstep, to: &Footstep) -> [f64; 2] {
+    let d = [to.position[0] - from.position[0], to.position[1] - from.position[1]];
+    let (c, s) = (from.heading.cos(), from.heading.sin());
+    [d[0] * c + d[1] * s, -d[0] * s + d[1] * c]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Node {
+    /// Grid time index (from the start's left plant) and the planted foot.
+    Plant(i64, Foot),
+    /// The goal's right plant.
+    Goal,
+}
+
+fn search(
+    gait: &GaitModel,
+    agent: &BakedAgent,
+    start: &BoundaryFootsteps,
+    goal: &BoundaryFootsteps,
+    goal_t: f64,
+    p: &FootstepParams,
+) -> Option<FootstepPlan> {
+    let t_start = start.left.t;
+    let dt = p.time_step;
+    let scale = 1000.0; // cost units: millijoules, as integers
+    let time_of = |k: i64| t_start + k as f64 * dt;
+    let footstep_at = |k: i64, foot: Foot, prev: &Footstep| -> Footstep {
+        if k == 0 {
+            return start.left;
+        }
+        let t = time_of(k);
+        let (pp, _) = at(agent, prev.t);
+        let (pn, _) = at(agent, t);
+        let length = (pn[0] - pp[0]).hypot(pn[1] - pp[1]);
+        ideal_footstep(gait, agent, foot, t, length)
+    };
+    // Cost of a step from `a` (planted, stance) to `b` (landing).
+    let step_cost = |a: &Footstep, b: &Footstep| -> Option<f64> {
+        let dur = b.t - a.t;
+        if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
+            return None;
+        }
+        let turn = wrap_angle(b.heading - a.heading);
+        if turn.abs() > p.max_turn {
+            return None;
+        }
+        let q = landing_of(a, b);
+        let (miss, near) = gait.hull_distance(a.foot, q);
+        let w = gait.library.weights(a.foot, near);
+        let blend = gait.library.blended(&w);
+        let (ra, _) = at(agent, a.t);
+        let (rb, _) = at(agent, b.t);
+        let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
+        let warp = (dur / blend.duration.max(1e-3)).ln();
+        let extra_turn = turn - blend.rotation;
+        Some(
+            energy
+                + p.track_weight * miss * miss
+                + p.warp_weight * warp * warp
+                + p.turn_weight * extra_turn * extra_turn,
+        )
+    };
+    let heuristic = |t: f64, pos: [f64; 2]| -> f64 {
+        let tau = (goal_t - t).max(1e-3);
+        let (pg, _) = at(agent, goal_t);
+        let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
+        p.mass * (p.e_s * tau + p.e_w * d2 / tau)
+    };
+    let k_max = ((goal_t - t_start) / dt).floor() as i64;
+    let k_min_step = (p.min_duration / dt).ceil() as i64;
+    let k_max_step = (p.max_duration / dt).floor() as i64;
+    // Footsteps are a function of (k, foot) and the previous plant's time
+    // (through the step length); the previous plant is approximated by one
+    // typical step back, which keeps the node small.
+    let typical = |k: i64, foot: Foot| -> Footstep {
+        if k == 0 {
+            return start.left;
+        }
+        let prev_t = (time_of(k) - 0.55).max(t_start);
+        let prev = Footstep { t: prev_t, foot: foot.other(), position: [0.0; 2], heading: 0.0, lift: prev_t };
+        footstep_at(k, foot, &prev)
+    };
+    let mut expanded = 0usize;
+    let result = pathfinding::prelude::astar(
+        &Node::Plant(0, Foot::Left),
+        |&n| {
+            expanded += 1;
+            let Node::Plant(k, foot) = n else { return Vec::new() };
+            let a = typical(k, foot);
+            let next = foot.other();
+            let mut out = Vec::new();
+            for s in k_min_step..=k_max_step {
+                let kb = k + s;
+                if kb > k_max {
+                    break;
+                }
+                let b = typical(kb, next);
+                if let Some(c) = step_cost(&a, &b) {
+                    out.push((Node::Plant(kb, next), (c * scale) as i64));
+                }
+            }
+            // The goal: the right foot lands on the goal's right footprint.
+            if next == Foot::Right
+                && let Some(c) = step_cost(&a, &goal.right)
+            {
+                out.push((Node::Goal, (c * scale) as i64));
+            }
+            out
+        },
+        |&n| match n {
+            Node::Goal => 0,
+            Node::Plant(k, _) => {
+                let t = time_of(k);
+                (heuristic(t, at(agent, t).0) * scale) as i64
+            }
+        },
+        |&n| n == Node::Goal,
+    )?;
+    let (nodes, cost) = result;
+    // The footprints again, now that each plant's previous one is known.
+    let mut footsteps = vec![start.right];
+    for n in &nodes {
+        match *n {
+            Node::Plant(0, _) => footsteps.push(start.left),
+            Node::Plant(k, foot) => {
+                let prev = footsteps[footsteps.len() - 1];
+                footsteps.push(footstep_at(k, foot, &prev));
+            }
+            Node::Goal => footsteps.push(goal.right),
+        }
+    }
+    footsteps.push(goal.left);
+    // Headings of inner footsteps from the path; positions as planned.
+    finish_lifts(&mut footsteps, gait);
+    Some(FootstepPlan { footsteps, cost: cost as f64 / scale, expanded, relaxed: false })
+}
+
+/// Convex hull (counter-clockwise) of points; fewer than three points when
+/// they are collinear or too few.
+fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    let mut p: Vec<[f64; 2]> = points.to_vec();
+    p.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    p.dedup_by(|a, b| (a[0] - b[0]).hypot(a[1] - b[1]) < 1e-6);
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    let mut lower: Vec<[f64; 2]> = Vec::new();
+    for &q in &p {
+        while lower.len() >= 2 && cross(lower[lower.len() - 2], lower[lower.len() - 1], q) <= 1e-12 {
+            lower.pop();
+        }
+        lower.push(q);
+    }
+    let mut upper: Vec<[f64; 2]> = Vec::new();
+    for &q in p.iter().rev() {
+        while upper.len() >= 2 && cross(upper[upper.len() - 2], upper[upper.len() - 1], q) <= 1e-12 {
+            upper.pop();
+        }
+        upper.push(q);
+    }
+    lower.pop();
+    upper.pop();
+    lower.extend(upper);
+    if lower.len() < 3 {
+        // Collinear: the two extremes.
+        return vec![p[0], p[p.len() - 1]];
+    }
+    lower
+}
+
+/// Distance of `q` from a hull (polygon, segment or point) and the nearest
+/// point of it (0 and `q` inside).
+fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
+    match hull.len() {
+        0 => (0.0, q),
+        1 => ((q[0] - hull[0][0]).hypot(q[1] - hull[0][1]), hull[0]),
+        _ => {
+            let n = hull.len();
+            let mut inside = n >= 3;
+            let mut best = (f64::INFINITY, q);
+            for i in 0..n {
+                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                if n >= 3 && (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]) < 0.0 {
+                    inside = false;
+                }
+                let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = (ux * ux + uy * uy).max(1e-18);
+                let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
+                let c = [a[0] + s * ux, a[1] + s * uy];
+                let d = (c[0] - q[0]).hypot(c[1] - q[1]);
+                if d < best.0 {
+                    best = (d, c);
+                }
+                if n == 2 {
+                    break;
+                }
+            }
+            if inside { (0.0, q) } else { best }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::{AgentKind, PathKey, PointRef, Side};
+
+    fn straight_agent(speed: f64, duration: f64) -> BakedAgent {
+        let keys = (0..=10)
+            .map(|i| {
+                let t = 1.0 + duration * i as f64 / 10.0;
+                PathKey { t, position: [1.0 + speed * (t - 1.0), 8.0], heading: 0.0 }
+            })
+            .collect();
+        let r = PointRef { side: Side::West, index: 0 };
+        BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys }
+    }
+
+    #[test]
+    fn convex_hull_and_distance() {
+        let h = convex_hull(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]]);
+        assert_eq!(h.len(), 4);
+        assert_eq!(hull_distance(&h, [0.5, 0.5]).0, 0.0);
+        assert!((hull_distance(&h, [2.0, 0.5]).0 - 1.0).abs() < 1e-12);
+        assert!((hull_distance(&[[0.0, 0.0], [1.0, 0.0]], [0.5, 2.0]).0 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_straight_walk_gets_alternating_steps_at_a_human_cadence() {
+        let c = builtin::character();
+        let gait = GaitModel::new(&c).unwrap();
+        let agent = straight_agent(1.33, 10.0);
+        let v = [1.33, 0.0];
+        let plan = plan_agent(
+            &gait,
+            &c,
+            &agent,
+            PathEnds::Exogenous { entry: v, exit: v },
+            10.0,
+            &FootstepParams::default(),
+        )
+        .unwrap();
+        assert!(!plan.relaxed);
+        let f = &plan.footsteps;
+        for w in f.windows(2) {
+            assert_ne!(w[0].foot, w[1].foot, "feet alternate");
+            assert!(w[1].t > w[0].t);
+        }
+        // Ends are the boundary convention's: left plants at the entry and
+        // at the exit time.
+        assert_eq!(f[1].foot, Foot::Left);
+        assert!((f[1].t - 1.0).abs() < 1e-12);
+        assert_eq!(f[f.len() - 1].foot, Foot::Left);
+        assert!((f[f.len() - 1].t - 11.0).abs() < 1e-12);
+        // About 1.8 steps per second at 1.33 m/s.
+        let steps = (f.len() - 2) as f64;
+        let cadence = steps / 10.0;
+        assert!((cadence - 1.8).abs() < 0.15, "cadence {cadence}");
+    }
+}
