@@ -97,9 +97,31 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) 
     let sided = |j: usize| character.mirror[j] != j;
     match chain {
         Some((thigh, shin)) if sided(thigh) && sided(shin) => {
-            let foot_global = rotation_of(&g[ankle]);
-            let target = position_of(&g[ankle]) + delta;
-            two_bone_ik(sk, pose, thigh, shin, ankle, target);
+            let pos = |j: usize| position_of(&g[j]);
+            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let contact = character.foot(foot).contact;
+            let ankle_at = pos(ankle) + delta;
+            let contact_at = pos(contact) + delta;
+            let hip = pos(thigh);
+            // Out of reach: roll the foot about its contact point (heel up),
+            // as a walker does, rather than let the contact slide.
+            let mut roll = Quat::identity();
+            if contact != ankle && (ankle_at - hip).norm() > reach {
+                let arm = ankle_at - contact_at;
+                let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
+                if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
+                    for k in 1..=160 {
+                        let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
+                        let r = if (r * arm).y < arm.y { r.inverse() } else { r };
+                        roll = r;
+                        if (contact_at + r * arm - hip).norm() <= reach {
+                            break;
+                        }
+                    }
+                }
+            }
+            let foot_global = roll * rotation_of(&g[ankle]);
+            two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at));
             let g2 = sk.globals(pose);
             pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
         }
@@ -114,7 +136,11 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) 
 }
 
 /// One step being synthesised.
-struct Step {
+struct Step<'a> {
+    /// The agent's baked path (for the root pull).
+    path: &'a BakedAgent,
+    /// Share of the root's miss from the path that is corrected (λ₄).
+    root_pull: f64,
     stance: Foot,
     t0: f64,
     t1: f64,
@@ -159,7 +185,7 @@ fn stance_yaw(character: &Character, pose: &Pose, foot: Foot, rest: &[nalgebra::
     yaw_of_rotation(&(rotation_of(&g[a]) * rotation_of(&rest[a]).inverse()))
 }
 
-impl Step {
+impl Step<'_> {
     /// The blended, offset pose before placement and IK.
     fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
         let mut pose = gait.library.pose(&self.weights, u);
@@ -173,19 +199,41 @@ impl Step {
     }
 
     /// Placement of `pose` at phase `u`: yaw about the stance contact and
-    /// translation that puts it on its footprint.
+    /// translation that puts it on its footprint, then the root pulled by
+    /// [`Step::root_pull`] towards the path (BPK blend §5, root-movement
+    /// fidelity λ₄; the feet are kept on their footprints by IK).
     fn place(&self, character: &Character, pose: Pose, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
         let turn_of_stance = wrap_angle(stance_yaw(character, &pose, self.stance, rest) - self.stance_yaw0);
         let y = self.yaw0 + self.yaw_turn * smoothstep(u) - turn_of_stance;
-        let c = character.skeleton.positions(&pose)[character.foot(self.stance).contact];
+        let m = character.skeleton.positions(&pose);
+        let c = m[character.foot(self.stance).contact];
         let rc = yaw(y) * c;
-        Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) }
+        let mut posed = Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) };
+        if self.root_pull > 0.0 {
+            let t = self.t0 + u * (self.t1 - self.t0);
+            let want = to_gltf(self.path.sample(t.clamp(self.path.start(), self.path.end())).map_or(self.path.keys[0].position, |x| x.0));
+            // The in-place clip's own sway of the hips (their offset from the
+            // model origin) is kept.
+            let h = m[character.hips];
+            let want = want + yaw(posed.yaw) * V3::new(h.x, 0.0, h.z);
+            let hips = posed.world(h);
+            posed.offset += V3::new(want.x - hips.x, 0.0, want.z - hips.z) * self.root_pull;
+        }
+        posed
     }
 
-    /// The final pose at phase `u`: placed, with the swing foot corrected.
+    /// The final pose at phase `u`: placed, with the stance foot held on its
+    /// footprint and the swing foot corrected.
     fn posed(&self, character: &Character, gait: &GaitModel, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
         let raw = self.raw_pose(gait, u);
         let mut posed = self.place(character, raw, u, rest);
+        if self.root_pull > 0.0 {
+            let c = character.skeleton.positions(&posed.pose)[character.foot(self.stance).contact];
+            let w = posed.world(c);
+            let delta = V3::new(self.stance_at.x - w.x, 0.0, self.stance_at.z - w.z);
+            let dm = yaw(-posed.yaw) * delta;
+            move_foot(character, &mut posed.pose, self.stance, dm);
+        }
         let swing = self.stance.other();
         let c = character.skeleton.positions(&posed.pose)[character.foot(swing).contact];
         let w = posed.world(c);
@@ -214,6 +262,7 @@ pub fn synthesize_walker(
     start: &BoundaryFootsteps,
     end: &BoundaryFootsteps,
     interval: f64,
+    root_pull: f64,
 ) -> (AgentAnimation, Trace) {
     let sk = &character.skeleton;
     let rest = sk.globals(&sk.rest_pose());
@@ -237,6 +286,8 @@ pub fn synthesize_walker(
         let last = j + 2 == f.len();
         let b1 = gait.library.pose(&weights, 1.0);
         let mut step = Step {
+            path: agent,
+            root_pull,
             stance: a.foot,
             t0: a.t,
             t1: b.t,
@@ -404,6 +455,11 @@ pub struct Skeletal {
     pub frame_rate: f64,
     /// Planner parameters.
     pub params: FootstepParams,
+    /// Root-movement fidelity λ₄ in `[0, 1]` (BPK blend §5): the share of
+    /// the root's miss from the baked path that is corrected by moving the
+    /// body, both feet then held on their footprints by IK. 0 derives the
+    /// root from the stance foot alone.
+    pub root_pull: f64,
 }
 
 impl Skeletal {
@@ -413,7 +469,7 @@ impl Skeletal {
     /// [`LibraryError`] when the character has no walking steps.
     pub fn new(character: Character) -> Result<Skeletal, LibraryError> {
         let gait = GaitModel::new(&character)?;
-        Ok(Skeletal { character, gait, frame_rate: 30.0, params: FootstepParams::default() })
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params: FootstepParams::default(), root_pull: 1.0 })
     }
 }
 
@@ -478,7 +534,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
             (Some(plan), PathEnds::Exogenous { entry, exit }) => {
                 let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
                 let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
-                synthesize_walker(character, gait, b, plan, &s, &e, interval)
+                synthesize_walker(character, gait, b, plan, &s, &e, interval, skeletal.root_pull)
             }
             (Some(plan), PathEnds::Loop) => {
                 // The loop's convention, as the planner made it.
@@ -492,7 +548,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
                 let mut e = s;
                 e.left = f[f.len() - 1];
                 e.right = f[f.len() - 2];
-                synthesize_walker(character, gait, b, plan, &s, &e, interval)
+                synthesize_walker(character, gait, b, plan, &s, &e, interval, skeletal.root_pull)
             }
             _ => synthesize_standing(character, gait, b, period, interval),
         };

@@ -70,7 +70,7 @@ impl Default for FootstepParams {
             max_duration: 1.5,
             track_weight: 20_000.0,
             warp_weight: 60.0,
-            max_turn: 0.9,
+            max_turn: std::f64::consts::PI,
             turn_weight: 40.0,
         }
     }

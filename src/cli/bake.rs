@@ -93,6 +93,11 @@ pub struct BakeArgs {
     #[arg(long, value_name = "M", default_value_t = 1.75)]
     character_height: f64,
 
+    /// Sample rate of the skeletal joint tracks [Hz] (rounded so that a whole
+    /// number of samples fills the period).
+    #[arg(long, value_name = "HZ", default_value_t = 30.0)]
+    frame_rate: f64,
+
     /// Patches baked at once (default: one per core).
     #[arg(short, long, value_name = "N")]
     jobs: Option<usize>,
@@ -142,8 +147,12 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         AnimationArg::None => None,
         AnimationArg::Skeletal => {
             let character = super::character::load(&args.character, args.character_height, false)?;
-            let sk = crowdpatch::animation::Skeletal::new(character)
+            if !(args.frame_rate.is_finite() && (1.0..=240.0).contains(&args.frame_rate)) {
+                bail!("--frame-rate {}: must be in [1, 240] Hz", args.frame_rate);
+            }
+            let mut sk = crowdpatch::animation::Skeletal::new(character)
                 .with_context(|| format!("--character {}", args.character))?;
+            sk.frame_rate = args.frame_rate;
             Some(std::sync::Arc::new(sk))
         }
     };

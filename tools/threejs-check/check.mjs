@@ -1,0 +1,208 @@
+// Plays baked crowdpatch GLBs the way a game would, with three.js
+// (GLTFLoader.parse + AnimationMixer, no WebGL needed), and measures from the
+// played animation:
+//   - planted-foot speed: horizontal speed of each foot's contact joint while
+//     its footstep (extras.crowdpatch.agents[i].footsteps) says it is planted;
+//   - root deviation: horizontal distance of the hips from the instance node
+//     (the baked path, root motion);
+//   - loop jump: every joint of instance k at τ = π against instance k + 1 at
+//     τ = 0 (the same moment of the agent);
+//   - seam jump (--seams, for a patch that tiles with itself): every joint of
+//     an agent leaving through an exit point against the agent of the
+//     neighbour tile entering through its mirror point, at the crossing time.
+// Prints one JSON line per file; exits 1 when a figure is over its limit.
+//
+// Usage: node check.mjs [--seams] [--dt 0.005] FILE.glb...
+import { readFileSync } from 'node:fs';
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+
+const LIMITS = { plantedSpeedMean: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005 };
+
+const args = process.argv.slice(2);
+let seams = false;
+let dt = 1 / 120;
+const files = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--seams') seams = true;
+  else if (args[i] === '--dt') dt = Number(args[++i]);
+  else files.push(args[i]);
+}
+
+function parse(buffer) {
+  return new Promise((resolve, reject) => {
+    new GLTFLoader().parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject);
+  });
+}
+
+// Patch frame (x, y) of a glTF world position.
+const patch = (v) => [v.x, -v.z];
+const dist2 = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
+async function load(file) {
+  const gltf = await parse(readFileSync(file));
+  const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
+  const byIndex = new Map();
+  gltf.scene.traverse((o) => {
+    const a = gltf.parser.associations.get(o);
+    if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
+  });
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  const clip = gltf.animations.find((c) => c.name === 'loop');
+  const action = mixer.clipAction(clip);
+  action.play();
+  const ch = extras.character;
+  const instances = [];
+  extras.agents.forEach((agent, i) => {
+    agent.nodes.forEach((n, j) => {
+      const node = byIndex.get(n);
+      // The exporter writes an instance's joint nodes right after it, in
+      // character order (extras.crowdpatch.character.joints).
+      const list = ch.joints.map((_, k) => byIndex.get(n + 1 + k));
+      const find = (k) => list[k];
+      instances.push({
+        agent: i, k: agent.first_instance + j, node, list,
+        feet: [find(ch.left_foot), find(ch.right_foot)], hips: find(ch.hips),
+        footsteps: agent.footsteps ?? [],
+      });
+    });
+  });
+  return { gltf, extras, mixer, clip, instances };
+}
+
+// The loop repeats: play time π is time 0 again, so the end of the window
+// is taken a hair before it.
+function setTime(m, tau) {
+  m.mixer.setTime(Math.min(tau, m.extras.period - 1e-6));
+  m.gltf.scene.updateMatrixWorld(true);
+}
+
+// World positions of every joint of an instance, ignoring its visibility
+// scale (a hidden instance has scale 0).
+function jointPositions(m, inst) {
+  const s = inst.node.scale.clone();
+  inst.node.scale.set(1, 1, 1);
+  inst.node.updateMatrixWorld(true);
+  const out = inst.list.map((o) => o.getWorldPosition(new THREE.Vector3()));
+  inst.node.scale.copy(s);
+  inst.node.updateMatrixWorld(true);
+  return out;
+}
+
+function measure(m) {
+  const period = m.extras.period;
+  const speeds = [];
+  const deviations = [];
+  let prev = null;
+  const steps = Math.round(period / dt);
+  for (let s = 0; s <= steps; s++) {
+    const tau = Math.min(s * dt, period - 1e-6);
+    setTime(m, tau);
+    const cur = m.instances.map((inst) => {
+      const visible = inst.node.scale.x > 0.5;
+      const feet = inst.feet.map((f) => patch(f.getWorldPosition(new THREE.Vector3())));
+      return { visible, feet, root: patch(inst.hips.getWorldPosition(new THREE.Vector3())), at: patch(inst.node.getWorldPosition(new THREE.Vector3())) };
+    });
+    cur.forEach((c, i) => {
+      if (!c.visible) return;
+      deviations.push(dist2(c.root, c.at));
+      const p = prev && prev[i];
+      if (!p || !p.visible) return;
+      const inst = m.instances[i];
+      const t0 = (s - 1) * dt + inst.k * period;
+      const t1 = t0 + dt;
+      for (const f of inst.footsteps) {
+        const foot = f.foot === 'left' ? 0 : 1;
+        if (t0 >= f.t - 1e-9 && t1 <= f.lift + 1e-9) speeds.push(dist2(c.feet[foot], p.feet[foot]) / dt);
+      }
+    });
+    prev = cur;
+  }
+  // Loop point: instance k at π against instance k + 1 at 0.
+  let loopJump = 0;
+  setTime(m, period - 1e-5);
+  const atEnd = m.instances.map((inst) => jointPositions(m, inst));
+  setTime(m, 0);
+  m.instances.forEach((inst, i) => {
+    const next = m.instances.findIndex((o) => o.agent === inst.agent && o.k === inst.k + 1);
+    if (next < 0) return;
+    const a = atEnd[i];
+    const b = jointPositions(m, m.instances[next]);
+    a.forEach((p, j) => { loopJump = Math.max(loopJump, p.distanceTo(b[j])); });
+  });
+  speeds.sort((a, b) => a - b);
+  deviations.sort((a, b) => a - b);
+  const mean = (v) => v.reduce((x, y) => x + y, 0) / Math.max(v.length, 1);
+  const pct = (v, q) => v.length ? v[Math.round((v.length - 1) * q)] : 0;
+  return {
+    plantedSamples: speeds.length,
+    plantedSpeedMean: mean(speeds),
+    plantedSpeedP95: pct(speeds, 0.95),
+    plantedSpeedMax: pct(speeds, 1),
+    rootDeviationMean: mean(deviations),
+    rootDeviationP95: pct(deviations, 0.95),
+    rootDeviationMax: pct(deviations, 1),
+    loopJump,
+  };
+}
+
+// The seam: an exit point on side k of the tile meets the entry (L − s, t)
+// on side k + 2 of the neighbour, which is the same tile shifted by L.
+function seamJump(m) {
+  const L = m.extras.size;
+  const period = m.extras.period;
+  const sides = ['south', 'east', 'north', 'west'];
+  const shift = { south: [0, -L], east: [L, 0], north: [0, L], west: [-L, 0] };
+  let worst = 0;
+  let checked = 0;
+  m.extras.agents.forEach((a, i) => {
+    if (!a.kind.exogenous) return;
+    const exit = a.kind.exogenous.exit;
+    const opp = sides[(sides.indexOf(exit.side) + 2) % 4];
+    const xp = m.extras.patterns[exit.side].exits[exit.index];
+    // The neighbour agent entering through the mirror point.
+    const j = m.extras.agents.findIndex((b) => {
+      if (!b.kind.exogenous) return false;
+      const e = b.kind.exogenous.entry;
+      if (e.side !== opp) return false;
+      const ep = m.extras.patterns[opp].entries[e.index];
+      return Math.abs(ep.s - (L - xp.s)) < 1e-6 && Math.abs(ep.t - xp.t) < 1e-6;
+    });
+    if (j < 0) return;
+    const tOut = a.interval[1];
+    const tIn = m.extras.agents[j].interval[0];
+    const tau = ((tOut % period) + period) % period;
+    const ka = Math.floor((tOut - 1e-9) / period);
+    const kb = Math.floor(tIn / period + 1e-9);
+    const ia = m.instances.find((o) => o.agent === i && o.k === ka);
+    const ib = m.instances.find((o) => o.agent === j && o.k === kb);
+    if (!ia || !ib) return;
+    // A at the end of its window piece, B at the start of its own.
+    const tauA = tOut - ka * period;
+    const tauB = tIn - kb * period;
+    setTime(m, tauA);
+    const pa = jointPositions(m, ia);
+    setTime(m, tauB);
+    const pb = jointPositions(m, ib);
+    const [dx, dy] = shift[exit.side];
+    pa.forEach((p, k) => {
+      const q = pb[k].clone().add(new THREE.Vector3(dx, 0, -dy));
+      worst = Math.max(worst, p.distanceTo(q));
+    });
+    checked += 1;
+    void tau;
+  });
+  return { seamsChecked: checked, seamJump: worst };
+}
+
+let failed = false;
+for (const file of files) {
+  const m = await load(file);
+  const out = { file, character: m.extras.character?.name, instances: m.instances.length, ...measure(m) };
+  if (seams) Object.assign(out, seamJump(m));
+  const over = Object.entries(LIMITS).filter(([k, v]) => out[k] !== undefined && out[k] > v).map(([k]) => k);
+  out.over = over;
+  if (over.length) failed = true;
+  console.log(JSON.stringify(out));
+}
+process.exit(failed ? 1 : 0);
