@@ -59,6 +59,13 @@ pub enum LoadError {
         /// The operating system's message.
         reason: String,
     },
+    /// A file was read but failed to load; `error` says why.
+    File {
+        /// The file.
+        file: String,
+        /// The error.
+        error: Box<LoadError>,
+    },
 }
 
 #[cfg(feature = "glb")]
@@ -87,6 +94,7 @@ impl fmt::Display for LoadError {
             LoadError::Extras { path, reason } => write!(f, "extras.crowdpatch.{path}: {reason}"),
             LoadError::Gltf { path, reason } => write!(f, "{path}: {reason}"),
             LoadError::Io { file, reason } => write!(f, "{file}: cannot read: {reason}"),
+            LoadError::File { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }

@@ -8,6 +8,12 @@
 //! |---|---|
 //! | load a baked GLB (bytes or path) into a compact playback form | [`Tile::from_glb`], [`Tile::load`] |
 //! | sample agent poses at any time, placed with an offset and a quarter turn | [`Tile::sample`], [`Poses`], [`Placement`] |
+//! | sample many placed tiles at once (each distinct tile evaluated once) | [`CrowdSampler`] |
+//! | a grid of tiles and its compatibility check (mirror rule, L, π, velocities) | [`World`], [`World::check`] |
+//! | `world.json`, as `crowdpatch compose` writes it | [`WorldFile`] |
+//! | fill any world aperiodically from a Wang-tile set | [`WangSet`], [`WangWorld`] |
+//! | stream the tiles near a focus point in the background, under a memory budget | [`Streamer`] |
+//! | seam metrics over a world: position error, velocity jump, clearance | [`seam::seam_metrics`] |
 //!
 //! This crate depends on no authoring code of crowdpatch (as Detour never
 //! includes Recast). Its only dependencies are `serde` and `serde_json`,
@@ -53,7 +59,12 @@ mod glb;
 #[cfg(feature = "glb")]
 mod load;
 pub mod pose;
+pub mod sampler;
+pub mod seam;
+pub mod stream;
 pub mod tile;
+pub mod wang;
+pub mod world;
 
 pub use error::{LoadError, WorldError};
 pub use format::{
@@ -63,7 +74,16 @@ pub use format::{
 #[cfg(feature = "glb")]
 pub use load::MAX_INSTANCES;
 pub use pose::{Placement, Poses, PosesMut};
+pub use sampler::{CrowdSampler, PlacedTile};
+pub use seam::{SeamReport, seam_metrics};
+#[cfg(feature = "glb")]
+pub use stream::DirectorySource;
+pub use stream::{Layout, StreamEvent, StreamOptions, Streamer, TileSource, WangWorld};
 pub use tile::{
     InstanceInfo, Interpolation, Joint, JointChannel, JointClip, JointPose, JointProperty, NOMINAL_CYCLE_LENGTH,
     PhaseSource, Tile, TileCursor,
 };
+pub use wang::WangSet;
+pub use world::{Cell, Mismatch, SeamProblem, WORLD_FORMAT, World};
+#[cfg(feature = "serde")]
+pub use world::{TileEntry, WangFile, WangTileEntry, WorldFile};

@@ -69,13 +69,14 @@ impl Tile {
     /// Loads a baked GLB file.
     ///
     /// # Errors
-    /// [`LoadError::Io`] when the file cannot be read, else as
+    /// [`LoadError::Io`] when the file cannot be read, else
+    /// [`LoadError::File`] naming the file around an error of
     /// [`Tile::from_glb`].
     pub fn load(path: impl AsRef<Path>) -> Result<Tile, LoadError> {
         let path = path.as_ref();
         let bytes = std::fs::read(path)
             .map_err(|e| LoadError::Io { file: path.display().to_string(), reason: e.to_string() })?;
-        Tile::from_glb(&bytes)
+        Tile::from_glb(&bytes).map_err(|e| LoadError::File { file: path.display().to_string(), error: Box::new(e) })
     }
 }
 

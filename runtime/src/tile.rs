@@ -669,7 +669,7 @@ pub struct TileCursor {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::format::{AgentKind, BakedAgent, Metrics, PathKey, Sides};
     use crate::pose::Poses;
