@@ -26,6 +26,7 @@
 
 pub mod bake;
 pub mod collision;
+pub mod compose;
 pub mod geometry;
 pub mod io;
 pub mod matching;
