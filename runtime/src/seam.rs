@@ -31,6 +31,11 @@ use crate::world::{Cell, World};
 /// Time span `[s]` over which crossing velocities are measured.
 pub const VELOCITY_WINDOW: f64 = 0.02;
 
+/// Pairs of agents whose paths' bounding boxes stay further apart than
+/// `2r + CLEARANCE_REACH` `[m]` are not compared: the clearance reported is
+/// exact below that distance.
+pub const CLEARANCE_REACH: f64 = 1.0;
+
 /// Half-width `[s]` of the hand-over instant of a crossing pedestrian, not
 /// counted in clearances (the two agents meet there by design, and `f32`
 /// key times may let both show for a microsecond).
@@ -87,7 +92,7 @@ pub struct SeamReport {
     /// Largest [`SeamCrossing::velocity_jump`] `[m/s]`.
     pub max_velocity_jump: f64,
     /// Smallest distance between agents of neighbouring tiles `[m]`; `None`
-    /// when none ever come near each other.
+    /// when none ever come within `2r +` [`CLEARANCE_REACH`].
     pub min_clearance: Option<f64>,
     /// Pairs closer than 2r (`agent_radius` of the tiles).
     pub collisions: Vec<SeamCollision>,
@@ -220,7 +225,7 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
             }
             let (ni, nj) = (ni as usize, nj as usize);
             let Some((cb, tb, pb)) = cell(ni, nj) else { continue };
-            let reach = two_r.max(2.0 * tb.agent_radius()) as f32;
+            let reach = (two_r.max(2.0 * tb.agent_radius()) + CLEARANCE_REACH) as f32;
             let wa: Vec<[f32; 4]> = boxes[ca.tile].iter().map(|b| world_box(b, &pa, l)).collect();
             let wb: Vec<[f32; 4]> = boxes[cb.tile].iter().map(|b| world_box(b, &pb, l)).collect();
             for (ia, ba) in wa.iter().enumerate() {
@@ -356,4 +361,87 @@ fn closest(
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{AgentKind, BakedAgent, BakedPattern, BakedPoint, PathKey, PointRef};
+    use crate::tile::tests::patch;
+
+    fn standing(x: f64, y: f64) -> BakedAgent {
+        BakedAgent {
+            kind: AgentKind::Endogenous { index: 0 },
+            keys: vec![
+                PathKey { t: 0.0, position: [x, y], heading: 0.0 },
+                PathKey { t: 10.0, position: [x, y], heading: 0.0 },
+            ],
+        }
+    }
+
+    fn two_cells() -> World {
+        let mut w = World::new(2, 1, 16.0, 10.0);
+        w.set(0, 0, Some(Cell { tile: 0, rotation: 0 }));
+        w.set(1, 0, Some(Cell { tile: 1, rotation: 0 }));
+        w
+    }
+
+    #[test]
+    fn agents_too_close_across_a_seam_are_collisions() {
+        let a = Tile::from_baked(&patch(vec![standing(15.8, 8.0), standing(8.0, 8.0)]));
+        let b = Tile::from_baked(&patch(vec![standing(0.1, 8.0)]));
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert_eq!(r.collisions.len(), 1, "{r:#?}");
+        assert!((r.min_clearance.unwrap() - 0.3).abs() < 1e-5);
+        assert_eq!(r.collisions[0].a.0, [0, 0]);
+        // Far enough apart: no collision.
+        let b = Tile::from_baked(&patch(vec![standing(0.5, 8.0)]));
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert!(r.collisions.is_empty());
+        assert!((r.min_clearance.unwrap() - 0.7).abs() < 1e-5);
+    }
+
+    /// A walker leaving A eastwards at (16, 8), t = 5, and the walker that
+    /// enters B there, starting `offset` m off and with velocity `v_in`.
+    fn crossing(offset: f64, v_in: [f64; 2]) -> (Tile, Tile) {
+        let v = [1.0, 0.0];
+        let mut pa = patch(vec![BakedAgent {
+            kind: AgentKind::Exogenous {
+                entry: PointRef { side: Side::West, index: 0 },
+                exit: PointRef { side: Side::East, index: 0 },
+            },
+            keys: vec![
+                PathKey { t: 0.0, position: [11.0, 8.0], heading: 0.0 },
+                PathKey { t: 5.0, position: [16.0, 8.0], heading: 0.0 },
+            ],
+        }]);
+        pa.patterns.east = BakedPattern { entries: vec![], exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v }] };
+        let mut pb = patch(vec![BakedAgent {
+            kind: AgentKind::Exogenous {
+                entry: PointRef { side: Side::West, index: 0 },
+                exit: PointRef { side: Side::East, index: 0 },
+            },
+            keys: vec![
+                PathKey { t: 5.0, position: [0.0, 8.0 + offset], heading: 0.0 },
+                PathKey { t: 9.0, position: [4.0 * v_in[0], 8.0 + offset + 4.0 * v_in[1]], heading: 0.0 },
+            ],
+        }]);
+        pb.patterns.west = BakedPattern { entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v }], exits: vec![] };
+        (Tile::from_baked(&pa), Tile::from_baked(&pb))
+    }
+
+    #[test]
+    fn crossings_measure_position_error_and_velocity_jump() {
+        let (a, b) = crossing(0.0, [1.0, 0.0]);
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert_eq!(r.crossings.len(), 1);
+        assert_eq!(r.unmatched, 0);
+        assert!(r.max_position_error < 1e-6 && r.max_velocity_jump < 1e-4, "{r:#?}");
+        // The hand-over itself is not a collision.
+        assert!(r.collisions.is_empty(), "{r:#?}");
+        let (a, b) = crossing(0.5, [1.0, 0.5]);
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert!((r.max_position_error - 0.5).abs() < 1e-5, "{r:#?}");
+        assert!((r.max_velocity_jump - 0.5).abs() < 1e-3, "{r:#?}");
+    }
 }
