@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use crate::pose::{Placement, Poses};
-use crate::tile::Tile;
+use crate::tile::{Tile, TileCursor};
 
 /// One placed tile to sample: which tile (an index the caller chooses, the
 /// same for cells sharing a tile), the tile itself and its placement.
@@ -30,6 +30,7 @@ pub struct PlacedTile<'a> {
 #[derive(Debug, Default, Clone)]
 pub struct CrowdSampler {
     local: Vec<Option<Poses>>,
+    cursors: Vec<TileCursor>,
     fresh: Vec<bool>,
 }
 
@@ -51,6 +52,7 @@ impl CrowdSampler {
             total += n;
             if c.key >= self.local.len() {
                 self.local.resize(c.key + 1, None);
+                self.cursors.resize(c.key + 1, TileCursor::default());
                 self.fresh.resize(c.key + 1, false);
             }
         }
@@ -60,7 +62,7 @@ impl CrowdSampler {
             let local = self.local[c.key].get_or_insert_with(Poses::default);
             if !self.fresh[c.key] {
                 local.resize(c.tile.instance_count());
-                c.tile.sample(t, &Placement::default(), local.as_mut());
+                c.tile.sample_with(t, &Placement::default(), &mut self.cursors[c.key], local.as_mut());
                 self.fresh[c.key] = true;
             }
             c.placement.transform(c.tile.size(), local, out.slice_mut(range.clone()));

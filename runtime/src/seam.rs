@@ -262,7 +262,7 @@ fn instance_boxes(tile: &Tile) -> Vec<[f32; 4]> {
     (0..tile.instance_count())
         .map(|i| {
             let mut b = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
-            for &t in tile.key_times(i) {
+            for t in tile.key_times(i) {
                 let [x, y] = tile.position_at(i, t.min(tile.period() as f32));
                 b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
             }
@@ -336,8 +336,7 @@ fn closest(
     }
     let mut best: Option<(f64, f64)> = None;
     for (s, e) in both {
-        let mut times: Vec<f32> =
-            ta.key_times(ia).iter().chain(tb.key_times(ib).iter()).copied().filter(|&t| t > s && t < e).collect();
+        let mut times: Vec<f32> = ta.key_times(ia).chain(tb.key_times(ib)).filter(|&t| t > s && t < e).collect();
         times.push(s);
         times.push(e);
         times.sort_by(f32::total_cmp);

@@ -195,12 +195,27 @@ pub struct Tile {
     visible_for: Vec<f32>,
     /// Per instance: index into `clips`, or `u32::MAX`.
     clip: Vec<u32>,
-    key_t: Vec<f32>,
-    key_x: Vec<f32>,
-    key_y: Vec<f32>,
-    key_heading: Vec<f32>,
-    key_cycles: Vec<f32>,
+    /// All keys, instance after instance.
+    keys: Vec<Key>,
     clips: Vec<JointClip>,
+}
+
+/// One root-motion key, with what interpolating up to it needs: 24 bytes,
+/// so that the two keys around a play time share a cache line or two.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Key {
+    /// Time `τ` `[s]`.
+    t: f32,
+    /// Position `[m]`.
+    x: f32,
+    /// Position `[m]`.
+    y: f32,
+    /// Heading `[rad]`, unwrapped along the instance's keys.
+    heading: f32,
+    /// Gait cycles walked since the agent's start.
+    cycles: f32,
+    /// `1 / (t − t_previous)` `[1/s]` (0 for an instance's first key).
+    inv_dt: f32,
 }
 
 /// The root-motion track of one instance while a tile is built: keys from
@@ -326,17 +341,13 @@ impl Tile {
             visible_from: Vec::with_capacity(n),
             visible_for: Vec::with_capacity(n),
             clip: Vec::with_capacity(n),
-            key_t: Vec::with_capacity(total_keys),
-            key_x: Vec::with_capacity(total_keys),
-            key_y: Vec::with_capacity(total_keys),
-            key_heading: Vec::with_capacity(total_keys),
-            key_cycles: Vec::with_capacity(total_keys),
+            keys: Vec::with_capacity(total_keys),
             clips: Vec::new(),
             extras,
         };
         for (i, track) in tracks.iter_mut().enumerate() {
             tile.info.push(track.info.unwrap_or(InstanceInfo { agent: 0, k: 0, node: i }));
-            tile.key_start.push(tile.key_t.len() as u32);
+            tile.key_start.push(tile.keys.len() as u32);
             tile.visible_from.push(track.visible_from);
             tile.visible_for.push(track.visible_for);
             match track.clip.take() {
@@ -346,13 +357,19 @@ impl Tile {
                 }
                 None => tile.clip.push(u32::MAX),
             }
-            tile.key_t.extend_from_slice(&track.times);
-            tile.key_x.extend_from_slice(&track.x);
-            tile.key_y.extend_from_slice(&track.y);
-            tile.key_heading.extend_from_slice(&track.heading);
-            tile.key_cycles.extend_from_slice(&cycles[i]);
+            for k in 0..track.times.len() {
+                let dt = if k == 0 { 0.0 } else { track.times[k] - track.times[k - 1] };
+                tile.keys.push(Key {
+                    t: track.times[k],
+                    x: track.x[k],
+                    y: track.y[k],
+                    heading: track.heading[k],
+                    cycles: cycles[i][k],
+                    inv_dt: if dt > 0.0 { 1.0 / dt } else { 0.0 },
+                });
+            }
         }
-        tile.key_start.push(tile.key_t.len() as u32);
+        tile.key_start.push(tile.keys.len() as u32);
         tile
     }
 
@@ -499,13 +516,13 @@ impl Tile {
 
     /// Number of keys in all (`m`).
     pub fn key_count(&self) -> usize {
-        self.key_t.len()
+        self.keys.len()
     }
 
     /// Heap bytes held by the playback form (keys, per-instance data, joint
     /// clips; not the extras record).
     pub fn memory_bytes(&self) -> usize {
-        let per_key = 5 * std::mem::size_of::<f32>();
+        let per_key = std::mem::size_of::<Key>();
         let per_instance = std::mem::size_of::<InstanceInfo>() + 4 * 4;
         let clips: usize = self
             .clips
@@ -515,7 +532,7 @@ impl Tile {
                     + c.channels.iter().map(|ch| (ch.times.len() + ch.values.len()) * 4 + 64).sum::<usize>()
             })
             .sum();
-        self.key_t.len() * per_key + self.info.len() * per_instance + 4 + clips
+        self.keys.len() * per_key + self.info.len() * per_instance + 4 + clips
     }
 
     /// Play time `τ` `[s]` in `[0, π)` of time `t` `[s]` (any real).
@@ -529,18 +546,22 @@ impl Tile {
     /// `(x, y, heading, cycles)`.
     #[inline(always)]
     fn lerp(&self, j: usize, tau: f32) -> (f32, f32, f32, f32) {
-        let (t0, t1) = (self.key_t[j - 1], self.key_t[j]);
-        let u = ((tau - t0) / (t1 - t0)).clamp(0.0, 1.0);
-        let mix = |v: &[f32]| v[j - 1] + (v[j] - v[j - 1]) * u;
-        (mix(&self.key_x), mix(&self.key_y), mix(&self.key_heading), mix(&self.key_cycles))
+        let (a, b) = (self.keys[j - 1], self.keys[j]);
+        let u = ((tau - a.t) * b.inv_dt).clamp(0.0, 1.0);
+        (
+            a.x + (b.x - a.x) * u,
+            a.y + (b.y - a.y) * u,
+            a.heading + (b.heading - a.heading) * u,
+            a.cycles + (b.cycles - a.cycles) * u,
+        )
     }
 
     /// The key `j` whose interval `[t_{j−1}, t_j)` holds `τ`, by binary search.
     #[inline(always)]
     fn find(&self, i: usize, tau: f32) -> usize {
         let (a, b) = (self.key_start[i] as usize, self.key_start[i + 1] as usize);
-        let keys = &self.key_t[a..b];
-        a + keys.partition_point(|&t| t <= tau).clamp(1, keys.len().max(2) - 1)
+        let keys = &self.keys[a..b];
+        a + keys.partition_point(|k| k.t <= tau).clamp(1, keys.len().max(2) - 1)
     }
 
     #[inline(always)]
@@ -601,10 +622,10 @@ impl Tile {
         for i in 0..n {
             let end = self.key_start[i + 1] as usize;
             let mut j = cursor.key[i] as usize;
-            if j < self.key_start[i] as usize + 1 || j >= end || self.key_t[j - 1] > tau {
+            if j < self.key_start[i] as usize + 1 || j >= end || self.keys[j - 1].t > tau {
                 j = self.find(i, tau);
             } else {
-                while self.key_t[j] <= tau && j + 1 < end {
+                while self.keys[j].t <= tau && j + 1 < end {
                     j += 1;
                 }
             }
@@ -627,8 +648,8 @@ impl Tile {
     }
 
     /// Key times of instance `i`.
-    pub(crate) fn key_times(&self, i: usize) -> &[f32] {
-        &self.key_t[self.key_start[i] as usize..self.key_start[i + 1] as usize]
+    pub(crate) fn key_times(&self, i: usize) -> impl Iterator<Item = f32> + '_ {
+        self.keys[self.key_start[i] as usize..self.key_start[i + 1] as usize].iter().map(|k| k.t)
     }
 
     /// The instance showing agent `agent` at unwrapped time `t` `[s]`, and
