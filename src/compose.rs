@@ -373,6 +373,9 @@ pub struct ComposedTile {
     pub cells: Vec<[usize; 2]>,
 }
 
+/// Per `[north, east, south, west]` colour combination of a Wang set, its tile.
+pub type WangTiles = Vec<([usize; 4], usize)>;
+
 /// What [`compose`] or [`compose_wang`] produce: the world grid and the
 /// distinct tiles it uses (and the Wang set).
 #[derive(Debug, Clone)]
@@ -382,7 +385,7 @@ pub struct Composition {
     /// Distinct tiles, in order of first use.
     pub tiles: Vec<ComposedTile>,
     /// The Wang set: `k` and, per `[n, e, s, w]` colour combination, its tile.
-    pub wang: Option<(usize, Vec<([usize; 4], usize)>)>,
+    pub wang: Option<(usize, WangTiles)>,
 }
 
 /// Builds the canonical form of `doc` and returns it with the rotation at

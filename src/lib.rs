@@ -18,7 +18,7 @@
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
 //! | pipeline | [`bake`] | Figure 3 |
-//! | worlds from maps, Wang sets | [`compose`] | Crowd Patches (I3D 2009) §4 |
+//! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
 //! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.

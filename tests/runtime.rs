@@ -156,11 +156,11 @@ fn split(glb: &[u8]) -> (Value, Vec<u8>) {
 /// Packs JSON and a binary chunk into a GLB.
 fn pack(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
@@ -367,7 +367,7 @@ proptest! {
         let (json, bin) = split(&glb);
         let text = replace_number(&serde_json::to_string(&json).unwrap(), which, value);
         let mut j = text.into_bytes();
-        while j.len() % 4 != 0 { j.push(b' '); }
+        while !j.len().is_multiple_of(4) { j.push(b' '); }
         let total = 12 + 8 + j.len() + 8 + bin.len();
         let mut out = Vec::new();
         out.extend(b"glTF");

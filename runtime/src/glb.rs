@@ -294,7 +294,7 @@ mod tests {
 
     fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
         let mut j = json.as_bytes().to_vec();
-        while j.len() % 4 != 0 {
+        while !j.len().is_multiple_of(4) {
             j.push(b' ');
         }
         let mut out = Vec::new();

@@ -453,7 +453,7 @@ fn joint_clip<'r>(
 pub(crate) fn heading_of_rotation(q: [f32; 4]) -> Option<f32> {
     let [x, y, z, w] = q;
     let n = (x * x + y * y + z * z + w * w).sqrt();
-    if !(n > 1e-6) {
+    if n.is_nan() || n <= 1e-6 {
         return None;
     }
     let (x, y, z, w) = (x / n, y / n, z / n, w / n);

@@ -28,6 +28,10 @@ use crate::pose::Placement;
 use crate::tile::Tile;
 use crate::world::{Cell, World};
 
+/// A crossing pedestrian: the cell it leaves and its agent there, the cell it
+/// enters and its agent there.
+type Handover = ([usize; 2], usize, [usize; 2], usize);
+
 /// Time span `[s]` over which crossing velocities are measured.
 pub const VELOCITY_WINDOW: f64 = 0.02;
 
@@ -140,7 +144,7 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
         let t = *tiles.get(c.tile)?;
         Some((c, t, world.placement(i, j, c.rotation)))
     };
-    let mut handover_time: Vec<(([usize; 2], usize, [usize; 2], usize), f32)> = Vec::new();
+    let mut handover_time: Vec<(Handover, f32)> = Vec::new();
 
     // Crossings.
     for ([i, j], _) in world.cells() {

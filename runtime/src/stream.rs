@@ -525,7 +525,7 @@ mod tests {
         }
         // Moving away hides the old cells, with events.
         let events = s.update_blocking([250.0, 250.0], Duration::from_secs(10));
-        assert!(events.iter().any(|e| *e == StreamEvent::CellHidden { cell: [5, 5] }));
+        assert!(events.contains(&StreamEvent::CellHidden { cell: [5, 5] }));
         assert!(s.shown_cells().all(|([i, j], _)| i >= 13 && j >= 13));
     }
 

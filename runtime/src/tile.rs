@@ -320,10 +320,11 @@ impl Tile {
             let mut walked = 0.0;
             for &i in list.iter() {
                 let tr = &tracks[i];
-                cycles[i][0] = (walked * per_metre) as f32;
-                for j in 1..tr.times.len() {
-                    walked += f64::from(tr.x[j] - tr.x[j - 1]).hypot(f64::from(tr.y[j] - tr.y[j - 1]));
-                    cycles[i][j] = (walked * per_metre) as f32;
+                for (j, c) in cycles[i].iter_mut().enumerate() {
+                    if j > 0 {
+                        walked += f64::from(tr.x[j] - tr.x[j - 1]).hypot(f64::from(tr.y[j] - tr.y[j - 1]));
+                    }
+                    *c = (walked * per_metre) as f32;
                 }
             }
         }
@@ -357,14 +358,14 @@ impl Tile {
                 }
                 None => tile.clip.push(u32::MAX),
             }
-            for k in 0..track.times.len() {
+            for (k, &c) in cycles[i].iter().enumerate() {
                 let dt = if k == 0 { 0.0 } else { track.times[k] - track.times[k - 1] };
                 tile.keys.push(Key {
                     t: track.times[k],
                     x: track.x[k],
                     y: track.y[k],
                     heading: track.heading[k],
-                    cycles: cycles[i][k],
+                    cycles: c,
                     inv_dt: if dt > 0.0 { 1.0 / dt } else { 0.0 },
                 });
             }
@@ -772,7 +773,7 @@ pub(crate) mod tests {
         let (_, _, _, start) = tile.instance_pose(0, 1.0);
         let (_, _, _, end) = tile.instance_pose(0, 9.0 - 1e-6);
         assert!(start.abs() < 1e-5, "{start}");
-        assert!(end < 1e-4 || end > 1.0 - 1e-4, "{end}");
+        assert!(!(1e-4..=1.0 - 1e-4).contains(&end), "{end}");
         let (_, _, _, mid) = tile.instance_pose(0, 5.0);
         // 10 m in round(10 / 1.4) = 7 cycles: half-way is 3.5 cycles.
         assert!((mid - 0.5).abs() < 1e-4, "{mid}");
