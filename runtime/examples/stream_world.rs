@@ -318,3 +318,38 @@ fn draw<L: Layout>(
     }
     img.save(png)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixels_map_world_corners_with_y_up() {
+        let img = Image { w: 200, h: 100, px: vec![[0; 3]; 200 * 100], origin: [16.0, 32.0], scale: 2.0 };
+        assert_eq!(img.to_px([16.0, 32.0]), [0.0, 100.0]);
+        assert_eq!(img.to_px([116.0, 82.0]), [200.0, 0.0]);
+    }
+
+    #[test]
+    fn headings_get_distinct_colours() {
+        let colours: Vec<[u8; 3]> =
+            (0..6).map(|k| heading_colour(k as f64 * std::f64::consts::FRAC_PI_3 + 0.1)).collect();
+        for a in 0..6 {
+            for b in a + 1..6 {
+                assert_ne!(colours[a], colours[b]);
+            }
+        }
+        assert_eq!(heading_colour(0.5), heading_colour(0.5 + std::f64::consts::TAU));
+    }
+
+    #[test]
+    fn discs_and_polygons_fill_their_inside_only() {
+        let mut img = Image { w: 40, h: 40, px: vec![[0; 3]; 1600], origin: [0.0, 0.0], scale: 1.0 };
+        img.disc([20.0, 20.0], 5.0, [255, 0, 0]);
+        let red = img.px.iter().filter(|p| p[0] == 255).count();
+        assert!((70..=90).contains(&red), "{red} pixels for a disc of area 78.5");
+        img.polygon(&[[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]], [0, 255, 0]);
+        let green = img.px.iter().filter(|p| p[1] == 255).count();
+        assert_eq!(green, 100);
+    }
+}
