@@ -1,7 +1,7 @@
 //! # crowdpatch-runtime
 //!
 //! The run-time side of crowdpatch: what a game links to play baked crowd
-//! patches. It owns the **baked format** ([`format`]): the plain types a bake
+//! patches. It owns the **baked format** ([`format`](mod@format)): the plain types a bake
 //! produces and an exporter writes, and that a game reads back. On top of it:
 //!
 //! | what | where |
