@@ -118,11 +118,10 @@ fn a_wang_set_fills_any_world() {
     let wang = file.wang.clone().unwrap();
     assert_eq!(wang.k, 2);
     assert_eq!(wang.tiles.len(), 16);
-    let mut set = WangSet::new(wang.k);
-    for t in &wang.tiles {
-        set.insert(t.colors, t.tile);
-    }
+    let set = WangSet::from_file(&wang);
     assert!(set.missing().is_empty());
+    // The file's grid is the fill of its seed.
+    assert_eq!(set.fill(wang.seed, [0, 0], 10, 10, file.size, file.period), file.world());
     // A 16×12 window of the unbounded world of another seed, far from the
     // origin: seamless inside, open only at its border.
     let world = set.fill(99, [-1000, 5000], 16, 12, file.size, file.period);

@@ -13,7 +13,8 @@
 //! ```
 //!
 //! A world with a Wang set is streamed as the unbounded world of the set
-//! (seed 1) along a 2 km path; a plain world along a loop over its grid.
+//! (with the file's seed) along a 2 km path; a plain world along a loop over
+//! its grid.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,11 +58,7 @@ fn main() -> ExitCode {
     let options = StreamOptions { radius: 48.0, hysteresis: 16.0, memory_budget: 8 << 20, workers: 2 };
     let result = match &file.wang {
         Some(w) => {
-            let mut set = WangSet::new(w.k);
-            for t in &w.tiles {
-                set.insert(t.colors, t.tile);
-            }
-            let layout = WangWorld { set, seed: 1, size: file.size };
+            let layout = WangWorld { set: WangSet::from_file(w), seed: w.seed, size: file.size };
             // A straight 2 km walk north-east with a sway.
             let path = |f: f64| [f * 2000.0, f * 1200.0 + 60.0 * (f * 12.0).sin()];
             run(Streamer::new(layout, source, options), path, &png)

@@ -125,7 +125,10 @@ pub struct StreamOptions {
     /// a focus moving to and fro across the radius does not thrash.
     pub hysteresis: f64,
     /// Most bytes of loaded tiles ([`Tile::memory_bytes`]) to keep. Cells
-    /// nearest the focus win when the wanted tiles do not all fit.
+    /// nearest the focus win when the wanted tiles do not all fit. A tile's
+    /// size is known once it has loaded (tiles not loaded yet are planned at
+    /// the mean size of those seen, 0 at first), so the very first loads may
+    /// overshoot the budget until the next update unloads what does not fit.
     pub memory_budget: usize,
     /// Worker threads loading tiles `[Limit: ≥ 1]`.
     pub workers: usize,

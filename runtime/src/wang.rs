@@ -101,6 +101,19 @@ impl WangSet {
         ]
     }
 
+    /// The set of a world file's `wang` entry.
+    ///
+    /// # Panics
+    /// If the entry is out of its limits (as [`WorldFile::from_json`](crate::WorldFile::from_json) checks).
+    #[cfg(feature = "serde")]
+    pub fn from_file(file: &crate::world::WangFile) -> WangSet {
+        let mut set = WangSet::new(file.k);
+        for t in &file.tiles {
+            set.insert(t.colors, t.tile);
+        }
+        set
+    }
+
     /// The cell at `(i, j)` (any integers) of the unbounded world of seed
     /// `seed`; `None` if the set lacks that combination.
     pub fn cell(&self, seed: u64, i: i64, j: i64) -> Option<Cell> {

@@ -329,7 +329,7 @@ impl fmt::Display for Mismatch {
 ///   "tiles": [ {"name": "a1b2…", "glb": "tiles/a1b2….glb"} ],
 ///   "columns": 2, "rows": 1,
 ///   "cells": [ {"tile": 0, "rotation": 0}, null ],
-///   "wang": { "k": 2, "tiles": [ {"colors": [0, 1, 0, 0], "tile": 0} ] } }
+///   "wang": { "k": 2, "seed": 7, "tiles": [ {"colors": [0, 1, 0, 0], "tile": 0} ] } }
 /// ```
 /// `cells` lists `columns × rows` entries row by row from the south-west
 /// corner (`cells[j · columns + i]` is column `i`, row `j`); `null` is an
@@ -379,6 +379,9 @@ pub struct TileEntry {
 pub struct WangFile {
     /// Colours (patterns) per edge orientation.
     pub k: usize,
+    /// Seed of the fill that made the file's grid (any seed fills a world).
+    #[serde(default)]
+    pub seed: u64,
     /// One tile per `[north, east, south, west]` colour combination.
     pub tiles: Vec<WangTileEntry>,
 }

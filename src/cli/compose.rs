@@ -171,7 +171,7 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    let file = world_file(&composition);
+    let file = world_file(&composition, map.seed);
     let world_path = args.output.join("world.json");
     let text = serde_json::to_string_pretty(&file).context("serialising world.json")? + "\n";
     crowdpatch::io::write_atomic(&world_path, text.as_bytes())
@@ -253,11 +253,12 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The `world.json` of a composition.
-fn world_file(c: &Composition) -> WorldFile {
+fn world_file(c: &Composition, seed: u64) -> WorldFile {
     let tiles =
         c.tiles.iter().map(|t| TileEntry { name: t.key.clone(), glb: format!("tiles/{}.glb", t.key) }).collect();
     let wang = c.wang.as_ref().map(|(k, list)| WangFile {
         k: *k,
+        seed,
         tiles: list.iter().map(|&(colors, tile)| WangTileEntry { colors, tile }).collect(),
     });
     WorldFile::from_world(&c.world, tiles, wang)
