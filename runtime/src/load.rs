@@ -28,6 +28,10 @@ use crate::tile::{InstanceInfo, Interpolation, Joint, JointChannel, JointClip, J
 /// Largest number of agent instances read from one tile.
 pub const MAX_INSTANCES: usize = 1 << 20;
 
+/// Largest coordinate `[m]` read from a translation key (the exporter writes
+/// at most 10⁶).
+pub const MAX_COORDINATE: f32 = 1e7;
+
 /// Slack on key times beyond the period `[s]` (f32 rounding of π).
 const TIME_SLACK: f32 = 1e-3;
 
@@ -327,6 +331,9 @@ fn root_motion(r: &SamplerReader<'_>, n: &glb::Node, node: usize, ch: NodeChanne
             None => h,
         };
         headings.push(h);
+    }
+    if let Some(c) = tv.iter().find(|c| c.abs() > MAX_COORDINATE) {
+        return Err(bad_node(&format!("has a translation key {c} m beyond ±{MAX_COORDINATE} m")));
     }
     let xs: Vec<f32> = (0..tt.len()).map(|k| tv[3 * k]).collect();
     let ys: Vec<f32> = (0..tt.len()).map(|k| -tv[3 * k + 2]).collect();

@@ -19,6 +19,10 @@ use crate::pose::{Placement, PosesMut};
 /// steps of 0.7 m at the comfort speed of 1.33 m/s.
 pub const NOMINAL_CYCLE_LENGTH: f64 = 1.4;
 
+/// Most gait cycles an agent may walk (about 5 600 km): beyond, cycles would
+/// lose their fraction in `f32`, and the phase is left at 0.
+const MAX_CYCLES: f64 = 4_000_000.0;
+
 /// Where the gait phase reported by [`Tile::sample`] comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PhaseSource {
@@ -306,7 +310,7 @@ impl Tile {
                     let k = tracks[i].info.map_or(0, |info| info.k) as f64;
                     for (j, &tau) in tracks[i].times.iter().enumerate() {
                         let t = (f64::from(tau) + k * period).clamp(start, end);
-                        cycles[i][j] = footstep_cycles(steps, t) as f32;
+                        cycles[i][j] = footstep_cycles(steps, t).min(MAX_CYCLES) as f32;
                     }
                 }
                 continue;
@@ -316,6 +320,9 @@ impl Tile {
                 continue;
             }
             let n_cycles = (total / NOMINAL_CYCLE_LENGTH).round().max(1.0);
+            if n_cycles > MAX_CYCLES {
+                continue; // an absurd path: no gait phase
+            }
             let per_metre = n_cycles / total;
             let mut walked = 0.0;
             for &i in list.iter() {
@@ -366,7 +373,7 @@ impl Tile {
                     y: track.y[k],
                     heading: track.heading[k],
                     cycles: c,
-                    inv_dt: if dt > 0.0 { 1.0 / dt } else { 0.0 },
+                    inv_dt: if dt > 1e-30 { 1.0 / dt } else { 0.0 },
                 });
             }
         }
