@@ -5,9 +5,13 @@
 //! content-hash cache re-bakes nothing the second time; a Wang set fills a
 //! larger world seamlessly.
 
-use crowdpatch_runtime::{Cell, SeamProblem, Side, Tile, WangSet, WorldFile, seam_metrics};
+use crowdpatch_runtime::{
+    Cell, DirectorySource, Poses, SeamProblem, Side, StreamEvent, StreamOptions, Streamer, Tile, WangSet, WorldFile,
+    seam_metrics,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -168,4 +172,46 @@ fn bad_maps_name_the_field() {
         assert!(stderr.contains(needle), "{needle}: {stderr}");
     }
     assert!(!tmp.path().join("out").exists(), "bad input writes nothing");
+}
+
+#[test]
+fn the_town_streams_from_its_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stderr) = compose(tmp.path(), &["--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = WorldFile::load(tmp.path().join("world.json")).unwrap();
+    let world = file.world();
+    let l = file.size;
+    let options = StreamOptions { radius: 30.0, hysteresis: 0.0, memory_budget: usize::MAX, workers: 2 };
+    let mut s = Streamer::new(world.clone(), DirectorySource::for_world(tmp.path(), &file), options);
+    let mut poses = Poses::default();
+    for (k, focus) in [[10.0, 10.0], [80.0, 80.0], [150.0, 40.0]].into_iter().enumerate() {
+        let events = s.update_blocking(focus, Duration::from_secs(30));
+        assert!(!events.iter().any(|e| matches!(e, StreamEvent::LoadFailed { .. })), "{events:?}");
+        // Exactly the non-empty cells within the radius are shown.
+        let mut expected = Vec::new();
+        for ([i, j], _) in world.cells() {
+            let dx = (i as f64 * l - focus[0]).max(focus[0] - (i + 1) as f64 * l).max(0.0);
+            let dy = (j as f64 * l - focus[1]).max(focus[1] - (j + 1) as f64 * l).max(0.0);
+            if dx.hypot(dy) <= 30.0 {
+                expected.push([i as i64, j as i64]);
+            }
+        }
+        expected.sort();
+        let mut shown: Vec<[i64; 2]> = s.shown_cells().map(|(c, _)| c).collect();
+        shown.sort();
+        assert_eq!(shown, expected, "focus {focus:?}");
+        // Every shown agent is inside its cell (up to the f32 rounding of
+        // world positions) and poses are finite.
+        let cells = s.sample(3.7 + k as f64, &mut poses);
+        assert!(poses.visible_count() > 0);
+        for ([i, j], range) in cells {
+            for a in range {
+                let (x, y) = (f64::from(poses.x[a]), f64::from(poses.y[a]));
+                assert!(x >= i as f64 * l - 1e-3 && x <= (i + 1) as f64 * l + 1e-3, "({i}, {j}): x = {x}");
+                assert!(y >= j as f64 * l - 1e-3 && y <= (j + 1) as f64 * l + 1e-3, "({i}, {j}): y = {y}");
+                assert!(poses.heading[a].is_finite() && (0.0..1.0).contains(&poses.phase[a]));
+            }
+        }
+    }
 }
