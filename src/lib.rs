@@ -20,7 +20,8 @@
 //! | characters: skeleton, clips, clip analysis | [`character`] | course notes, BPK §4 |
 //! | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
 //! | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
-//! | pipeline | [`bake`] | Figure 3 |
+//! | pipeline | [`bake`](mod@bake) | Figure 3 |
+//! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
 //! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.
@@ -31,6 +32,7 @@ pub mod animation;
 pub mod bake;
 pub mod character;
 pub mod collision;
+pub mod compose;
 pub mod footsteps;
 pub mod geometry;
 pub mod io;

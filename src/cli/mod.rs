@@ -2,6 +2,7 @@
 
 mod bake;
 pub(crate) mod character;
+mod compose;
 mod preview;
 mod validate;
 
@@ -35,6 +36,9 @@ enum Command {
     /// Characters: inspect the steps found in a character's clips.
     #[command(subcommand)]
     Character(character::CharacterCommand),
+    /// Compose a world from a map of cell kinds: assign patterns to shared
+    /// edges, bake each distinct tile once, write world.json and the GLBs.
+    Compose(compose::ComposeArgs),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -65,6 +69,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Character(command) => character::run(command),
+        Command::Compose(args) => compose::run(args),
     }
 }
 

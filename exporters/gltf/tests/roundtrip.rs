@@ -154,6 +154,7 @@ fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras 
         obstacles: patch.obstacles.clone(),
         agents,
         metrics: patch.metrics.clone(),
+        character: None,
     }
 }
 

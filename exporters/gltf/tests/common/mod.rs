@@ -72,7 +72,7 @@ pub fn looper() -> BakedAgent {
 }
 
 fn point(s: f64, t: f64, velocity: [f64; 2]) -> BakedPoint {
-    BakedPoint { s, t, velocity }
+    BakedPoint { s, t, velocity, gait: None }
 }
 
 pub fn metrics() -> Metrics {
@@ -112,6 +112,7 @@ pub fn base(name: &str) -> BakedPatch {
         obstacles: vec![],
         agents: vec![],
         metrics: Metrics::default(),
+        skeletal: None,
     }
 }
 
