@@ -85,8 +85,9 @@ fn smoothstep(x: f64) -> f64 {
 
 /// Moves the foot (ankle) of `foot` by `delta` (model frame) keeping its
 /// global orientation: two-bone IK when the ankle hangs from a two-bone leg
-/// of sided joints, else a shift of the foot joint itself.
-pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) {
+/// of sided joints (the knee bending about `hinge`, its axis in the thigh's
+/// frame, when given), else a shift of the foot joint itself.
+pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, hinge: Option<V3>) {
     if delta.norm() < 1e-9 {
         return;
     }
@@ -103,25 +104,9 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) 
             let ankle_at = pos(ankle) + delta;
             let contact_at = pos(contact) + delta;
             let hip = pos(thigh);
-            // Out of reach: roll the foot about its contact point (heel up),
-            // as a walker does, rather than let the contact slide.
-            let mut roll = Quat::identity();
-            if contact != ankle && (ankle_at - hip).norm() > reach {
-                let arm = ankle_at - contact_at;
-                let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
-                if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
-                    for k in 1..=160 {
-                        let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
-                        let r = if (r * arm).y < arm.y { r.inverse() } else { r };
-                        roll = r;
-                        if (contact_at + r * arm - hip).norm() <= reach {
-                            break;
-                        }
-                    }
-                }
-            }
+            let roll = heel_roll(ankle_at, contact_at, hip, reach);
             let foot_global = roll * rotation_of(&g[ankle]);
-            two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at));
+            two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
             let g2 = sk.globals(pose);
             pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
         }
@@ -133,6 +118,79 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3) 
             }
         }
     }
+}
+
+/// The roll of a foot about its contact point (heel up), as a walker does,
+/// that brings its ankle from `ankle_at` within `reach` of the hip joint at
+/// `hip`, rather than let the contact slide; at most 0.8 rad (identity when
+/// the ankle is within reach or the foot has no separate contact joint).
+fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
+    let mut roll = Quat::identity();
+    if (ankle_at - contact_at).norm() > 1e-9 && (ankle_at - hip).norm() > reach {
+        let arm = ankle_at - contact_at;
+        let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
+        if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
+            for k in 1..=160 {
+                let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
+                let r = if (r * arm).y < arm.y { r.inverse() } else { r };
+                roll = r;
+                if (contact_at + r * arm - hip).norm() <= reach {
+                    break;
+                }
+            }
+        }
+    }
+    roll
+}
+
+/// How the body must move (model frame `[m]`) so that each foot, its
+/// contact moved by its `delta` (model frame), is within reach of its leg
+/// after the heel roll of [`heel_roll`]: first lowered (at most 0.3 m), then
+/// shifted horizontally towards each foot still out of reach by its excess
+/// times the foot's weight (1 for a planted foot, 0 for one in the air,
+/// in between while it lifts or lands, so that the move is continuous in
+/// time; the sum does not depend on the feet's order). Zero when every foot
+/// reaches. Long or sharply turning steps stretch the legs beyond what the
+/// clip's hip height allows; the feet stay planted and the root follows
+/// them (BPK §5: the root moves with the stance foot).
+fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
+    let sk = &character.skeleton;
+    let g = sk.globals(pose);
+    let pos = |j: usize| position_of(&g[j]);
+    // Per foot: hip, reach and the (rolled) ankle target.
+    let legs: Vec<(V3, f64, V3, f64)> = feet
+        .iter()
+        .filter_map(|&(foot, delta, weight)| {
+            let ankle = character.foot(foot).ankle;
+            let shin = sk.joints[ankle].parent?;
+            let thigh = sk.joints[shin].parent?;
+            let reach = 0.998 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let contact_at = pos(character.foot(foot).contact) + delta;
+            let ankle_at = pos(ankle) + delta;
+            let hip = pos(thigh);
+            let a = contact_at + heel_roll(ankle_at, contact_at, hip, reach) * (ankle_at - contact_at);
+            Some((hip, reach, a, weight))
+        })
+        .collect();
+    let mut drop = 0.0_f64;
+    for &(hip, reach, a, _) in &legs {
+        let d = a - hip;
+        let (dh2, dv) = (d.x * d.x + d.z * d.z, -d.y);
+        if dh2 + dv * dv > reach * reach {
+            drop = drop.max(dv - (reach * reach - dh2).max(0.0).sqrt());
+        }
+    }
+    let down = V3::new(0.0, -drop.clamp(0.0, 0.3), 0.0);
+    let mut fix = down;
+    for &(hip, reach, a, weight) in &legs {
+        let d = a - (hip + down);
+        let h = V3::new(d.x, 0.0, d.z);
+        let r = (reach * reach - d.y * d.y).max(0.0).sqrt();
+        if weight > 0.0 && h.norm() > r {
+            fix += h * (weight * (h.norm() - r) / h.norm());
+        }
+    }
+    fix
 }
 
 /// One step being synthesised.
@@ -165,6 +223,7 @@ struct Step<'a> {
 }
 
 /// A posed character at one instant: model-frame pose and its placement.
+#[derive(Debug, Clone)]
 struct Posed {
     pose: Pose,
     /// glTF yaw of the model frame.
@@ -176,6 +235,11 @@ struct Posed {
 impl Posed {
     fn world(&self, m: V3) -> V3 {
         yaw(self.yaw) * m + self.offset
+    }
+
+    /// World positions (glTF frame) of every joint.
+    fn world_positions(&self, character: &Character) -> Vec<V3> {
+        character.skeleton.positions(&self.pose).iter().map(|&x| self.world(x)).collect()
     }
 }
 
@@ -227,26 +291,53 @@ impl Step<'_> {
     fn posed(&self, character: &Character, gait: &GaitModel, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
         let raw = self.raw_pose(gait, u);
         let mut posed = self.place(character, raw, u, rest);
-        if self.root_pull > 0.0 {
-            let c = character.skeleton.positions(&posed.pose)[character.foot(self.stance).contact];
-            let w = posed.world(c);
-            let delta = V3::new(self.stance_at.x - w.x, 0.0, self.stance_at.z - w.z);
-            let dm = yaw(-posed.yaw) * delta;
-            move_foot(character, &mut posed.pose, self.stance, dm);
-        }
+        let sk = &character.skeleton;
         let swing = self.stance.other();
-        let c = character.skeleton.positions(&posed.pose)[character.foot(swing).contact];
-        let w = posed.world(c);
         let lift = self.lift.min(0.95);
-        let target = if u <= lift {
-            self.swing_from
-        } else {
-            let s = smoothstep((u - lift) / (1.0 - lift));
-            w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
+        // Horizontal model-frame moves of the stance foot onto its footprint
+        // and of the swing foot onto its target.
+        let model_delta = |posed: &Posed, foot: Foot, target: V3| {
+            let w = posed.world(sk.positions(&posed.pose)[character.foot(foot).contact]);
+            yaw(-posed.yaw) * V3::new(target.x - w.x, 0.0, target.z - w.z)
         };
-        let delta = V3::new(target.x - w.x, 0.0, target.z - w.z);
-        let dm = yaw(-posed.yaw) * delta;
-        move_foot(character, &mut posed.pose, swing, dm);
+        let swing_target = |posed: &Posed| {
+            if u <= lift {
+                self.swing_from
+            } else {
+                let w = posed.world(sk.positions(&posed.pose)[character.foot(swing).contact]);
+                let s = smoothstep((u - lift) / (1.0 - lift));
+                w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
+            }
+        };
+        // Lower the body when a planted foot is out of reach.
+        // Both feet count (the swing foot at its target) so that the move
+        // is continuous across plants; the swing foot's weight fades out
+        // after its lift and in before its landing.
+        let swing_weight = if u <= lift {
+            1.0
+        } else {
+            let fade = 0.15 * (1.0 - lift);
+            (1.0 - smoothstep((u - lift) / fade)).max(smoothstep((u - (1.0 - fade)) / fade))
+        };
+        let feet = [
+            (self.stance, model_delta(&posed, self.stance, self.stance_at), 1.0),
+            (swing, model_delta(&posed, swing, swing_target(&posed)), swing_weight),
+        ];
+        let fix = reach_fix(character, &posed.pose, &feet);
+        let mut top = character.hips;
+        while let Some(p) = sk.joints[top].parent {
+            top = p;
+        }
+        posed.pose[top].translation += fix;
+        let down = V3::new(0.0, -fix.y, 0.0);
+        if self.root_pull > 0.0 || fix.norm() > 0.0 {
+            let dm = model_delta(&posed, self.stance, self.stance_at) + down;
+            move_foot(character, &mut posed.pose, self.stance, dm, gait.knee_hinges[self.stance.index()]);
+        }
+        let target = swing_target(&posed);
+        // The swing foot keeps its height from the clip.
+        let dm = model_delta(&posed, swing, target) + down;
+        move_foot(character, &mut posed.pose, swing, dm, gait.knee_hinges[swing.index()]);
         posed
     }
 }
@@ -273,8 +364,7 @@ pub fn synthesize_walker(
     };
     let start_pose = boundary_pose(start);
     let end_pose = boundary_pose(end);
-    let times = sample_times(agent, interval);
-    let mut samples: Vec<Option<Posed>> = (0..times.len()).map(|_| None).collect();
+    let mut steps: Vec<Step<'_>> = Vec::with_capacity(f.len());
     let clamp = |t: f64| t.clamp(f[1].t, f[f.len() - 1].t);
     let mut prev_end = start_pose;
     for j in 1..f.len() - 1 {
@@ -319,22 +409,135 @@ pub fn synthesize_walker(
         let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
-        for (i, &t) in times.iter().enumerate() {
-            let tc = clamp(t);
-            let inside = tc >= step.t0 && (tc < step.t1 || (last && tc <= step.t1));
-            if inside && samples[i].is_none() {
+        prev_end = step.posed(character, gait, 1.0, &rest).pose;
+        steps.push(step);
+    }
+    // The pose at time t: the step whose [t0, t1) holds it (the last one
+    // holds its end too).
+    let eval = |t: f64| {
+        let tc = clamp(t);
+        let k = steps.partition_point(|s| s.t1 <= tc).min(steps.len().saturating_sub(1));
+        match steps.get(k) {
+            Some(step) => {
                 let u = ((tc - step.t0) / (step.t1 - step.t0)).clamp(0.0, 1.0);
-                samples[i] = Some(step.posed(character, gait, u, &rest));
+                step.posed(character, gait, u, &rest)
+            }
+            None => Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() },
+        }
+    };
+    let (times, posed) = refine_keys(character, agent, &f[..], &sample_times(agent, interval), &eval);
+    let footsteps = f.clone();
+    output(character, agent, footsteps, times, posed, interval)
+}
+
+/// Most halvings of a key interval by [`refine_keys`] (down to 1/8 of it).
+const MAX_REFINE: u32 = 3;
+
+/// Bound on the speed `[m/s]` a planted foot may seem to have between two
+/// keys: a key is inserted where the played foot strays more than
+/// `KEY_SPEED_BOUND · Δ / 2` from the synthesised one at the middle of a key
+/// interval of length Δ (a stray of d there and back reads as a mean speed
+/// of 2d/Δ).
+const KEY_SPEED_BOUND: f64 = 0.004;
+
+/// Keys of an agent's joint tracks: the regular `times`, with keys inserted
+/// by halving where interpolating the tracks (as glTF LINEAR does, see
+/// [`played_world`]) moves a planted foot away from its footprint (more than
+/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. Interpolating
+/// joint rotations is not interpolating the foot's position: without the
+/// extra keys a planted foot slides slightly between keys.
+fn refine_keys(
+    character: &Character,
+    agent: &BakedAgent,
+    footsteps: &[Footstep],
+    times: &[f64],
+    eval: &dyn Fn(f64) -> Posed,
+) -> (Vec<f64>, Vec<Posed>) {
+    let planted = |t: f64| -> Vec<Foot> {
+        footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect()
+    };
+    let mut out_t = Vec::with_capacity(times.len() * 2);
+    let mut out_p = Vec::with_capacity(times.len() * 2);
+    let Some(&t0) = times.first() else { return (out_t, out_p) };
+    let mut a = (t0, eval(t0));
+    let la0 = locals(character, agent, a.0, &a.1);
+    out_t.push(a.0);
+    out_p.push(a.1.clone());
+    let mut la = la0;
+    for &tb in &times[1..] {
+        // Depth-first halving of [a, b].
+        let b = (tb, eval(tb));
+        let lb = locals(character, agent, b.0, &b.1);
+        let mut stack = vec![(b, lb, 0u32)];
+        while let Some((b, lb, depth)) = stack.pop() {
+            let tm = 0.5 * (a.0 + b.0);
+            let feet = planted(tm);
+            let mid = (depth < MAX_REFINE && !feet.is_empty()).then(|| eval(tm)).filter(|m| {
+                let truth = m.world_positions(character);
+                let played = played_world(character, agent, &la, &lb, 0.5, tm);
+                let d = feet.iter().map(|&ft| {
+                    let c = character.foot(ft).contact;
+                    let (p, q) = (played[c], truth[c]);
+                    (p.x - q.x).hypot(p.z - q.z)
+                });
+                d.fold(0.0, f64::max) > KEY_SPEED_BOUND * (b.0 - a.0) / 2.0
+            });
+            if let Some(m) = mid {
+                let lm = locals(character, agent, tm, &m);
+                stack.push((b, lb, depth + 1));
+                stack.push(((tm, m), lm, depth + 1));
+            } else {
+                out_t.push(b.0);
+                out_p.push(b.1.clone());
+                a = b;
+                la = lb;
             }
         }
-        prev_end = step.posed(character, gait, 1.0, &rest).pose;
     }
-    let posed: Vec<Posed> = samples
-        .into_iter()
-        .map(|s| s.unwrap_or_else(|| Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() }))
-        .collect();
-    let footsteps = f.clone();
-    output(character, agent, footsteps, times, posed)
+    (out_t, out_p)
+}
+
+/// Local joint transforms of `p` at time `t` as the tracks hold them: the
+/// top joints relative to the instance node (on the path at `t`), the others
+/// as posed.
+fn locals(character: &Character, agent: &BakedAgent, t: f64, p: &Posed) -> Vec<(V3, Quat)> {
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let inst_yaw = gltf_yaw(ih);
+    let inst_at = to_gltf(ip);
+    let back = yaw(-inst_yaw);
+    character
+        .skeleton
+        .joints
+        .iter()
+        .zip(&p.pose)
+        .map(|(joint, local)| {
+            if joint.parent.is_none() {
+                let world_t = yaw(p.yaw) * local.translation + p.offset;
+                (back * (world_t - inst_at), yaw(p.yaw - inst_yaw) * local.rotation)
+            } else {
+                (local.translation, local.rotation)
+            }
+        })
+        .collect()
+}
+
+/// World positions (glTF frame) of every joint as a player shows them at
+/// time `t`, a share `s` from the key with locals `a` to the key with locals
+/// `b`: translations lerped, rotations slerped, under the instance node on
+/// the path.
+fn played_world(character: &Character, agent: &BakedAgent, a: &[(V3, Quat)], b: &[(V3, Quat)], s: f64, t: f64) -> Vec<V3> {
+    let sk = &character.skeleton;
+    let mut pose = sk.rest_pose();
+    for ((x, (ta, qa)), (tb, qb)) in pose.iter_mut().zip(a).zip(b) {
+        x.translation = ta.lerp(tb, s);
+        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+        x.rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
+    }
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
+    sk.positions(&pose).iter().map(|&x| placed.world(x)).collect()
 }
 
 /// Sample times `i · interval` from the last one at or before the path's
@@ -378,8 +581,12 @@ pub fn synthesize_standing(
             Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
         })
         .collect();
-    output(character, agent, Vec::new(), times, posed)
+    output(character, agent, Vec::new(), times, posed, interval)
 }
+
+/// Trace points per regular key interval: the trace samples the played
+/// animation at `interval / TRACE_SUBSTEPS`.
+const TRACE_SUBSTEPS: usize = 4;
 
 /// Local joint tracks relative to the instance node, and the trace.
 fn output(
@@ -388,32 +595,18 @@ fn output(
     footsteps: Vec<Footstep>,
     times: Vec<f64>,
     posed: Vec<Posed>,
+    interval: f64,
 ) -> (AgentAnimation, Trace) {
-    let sk = &character.skeleton;
-    let n = sk.len();
+    let n = character.skeleton.len();
     let mut anim = AgentAnimation {
         footsteps,
         times: times.clone(),
         translations: Vec::with_capacity(times.len() * n),
         rotations: Vec::with_capacity(times.len() * n),
     };
-    let mut trace = Trace::default();
     let mut prev_q: Vec<Option<[f32; 4]>> = vec![None; n];
     for (&t, p) in times.iter().zip(&posed) {
-        let tc = t.clamp(agent.start(), agent.end());
-        let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
-        let inst_yaw = gltf_yaw(ih);
-        let inst_at = to_gltf(ip);
-        let back = yaw(-inst_yaw);
-        for (j, joint) in sk.joints.iter().enumerate() {
-            let local = p.pose[j];
-            let (tr, rot) = if joint.parent.is_none() {
-                // World = placement · local; relative to the instance node.
-                let world_t = yaw(p.yaw) * local.translation + p.offset;
-                (back * (world_t - inst_at), yaw(p.yaw - inst_yaw) * local.rotation)
-            } else {
-                (local.translation, local.rotation)
-            };
+        for (j, (tr, rot)) in locals(character, agent, t, p).into_iter().enumerate() {
             let c = rot.coords;
             let mut q = [c.x as f32, c.y as f32, c.z as f32, c.w as f32];
             if let Some(pq) = prev_q[j] {
@@ -426,13 +619,49 @@ fn output(
             anim.translations.push([tr.x as f32, tr.y as f32, tr.z as f32]);
             anim.rotations.push(q);
         }
-        let m = sk.positions(&p.pose);
-        let world: Vec<V3> = m.iter().map(|&x| p.world(x)).collect();
+    }
+    // The trace is taken from the animation as a player interpolates it
+    // (glTF LINEAR: lerp of translations, slerp of rotations, instance node
+    // on the path, from the f32 keys), on a regular grid finer than the
+    // keys, so that the metrics see what is played, not only the keys.
+    let local = |i: usize| -> Vec<(V3, Quat)> {
+        (0..n)
+            .map(|j| {
+                let t = anim.translations[i * n + j];
+                let q = anim.rotations[i * n + j];
+                let q = Quat::new_normalize(nalgebra::Quaternion::new(q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64));
+                (V3::new(t[0] as f64, t[1] as f64, t[2] as f64), q)
+            })
+            .collect()
+    };
+    let mut trace = Trace::default();
+    if times.is_empty() {
+        return (anim, trace);
+    }
+    let (first, last) = (times[0], times[times.len() - 1]);
+    let step = interval / TRACE_SUBSTEPS as f64;
+    let count = ((last - first) / step).round() as usize;
+    let mut i = 0;
+    let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
+    for k in 0..=count {
+        let t = (first + k as f64 * step).min(last);
+        let mut moved = false;
+        while i + 2 < times.len() && times[i + 1] <= t {
+            i += 1;
+            moved = true;
+        }
+        if moved {
+            la = local(i);
+            lb = local(i + 1);
+        }
+        let j = (i + 1).min(times.len() - 1);
+        let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
+        let world = played_world(character, agent, &la, &lb, s, t);
         let foot = |f: Foot| {
             let w = world[character.foot(f).contact];
             [w.x, -w.z, w.y]
         };
-        trace.times.push(tc);
+        trace.times.push(t.clamp(agent.start(), agent.end()));
         trace.feet.push([foot(Foot::Left), foot(Foot::Right)]);
         let r = world[character.hips];
         trace.root.push([r.x, -r.z]);

@@ -91,6 +91,9 @@ pub struct GaitModel {
     table: [Vec<(f64, [f64; 2])>; 2],
     /// Name of the character.
     pub character: String,
+    /// Knee hinge axis per leg, left then right ([`Character::knee_hinge`]),
+    /// for the foot IK of the synthesis.
+    pub knee_hinges: [Option<V3>; 2],
 }
 
 /// The two footsteps and the gait that the seam convention fixes at a
@@ -134,7 +137,8 @@ impl GaitModel {
                 })
                 .collect()
         });
-        Ok(GaitModel { library, hulls, table, character: character.name.clone() })
+        let knee_hinges = [character.knee_hinge(Foot::Left), character.knee_hinge(Foot::Right)];
+        Ok(GaitModel { library, hulls, table, character: character.name.clone(), knee_hinges })
     }
 
     /// Offset of the contact of `foot`, just planted after a straight step of

@@ -209,7 +209,9 @@ pub struct AgentAnimation {
     /// Foot plants in time order.
     pub footsteps: Vec<Footstep>,
     /// Unwrapped sample times `[s]`, strictly increasing, covering the path's
-    /// interval; multiples of the animation's sample interval.
+    /// interval: every multiple of the animation's sample interval there,
+    /// and keys in between where interpolation would let a planted foot
+    /// slide.
     pub times: Vec<f64>,
     /// Local joint translations, sample-major.
     pub translations: Vec<[f32; 3]>,
@@ -226,8 +228,9 @@ pub struct AgentAnimation {
 pub struct SkeletalAnimation {
     /// The character every agent plays.
     pub character: Character,
-    /// Sample interval of the joint tracks `[s]`: the period divided by a
-    /// whole number, so that every instance shares the same key times.
+    /// Regular sample interval of the joint tracks `[s]`: the period divided
+    /// by a whole number, so that every window of play time starts and ends
+    /// on a sample; extra keys may lie in between.
     pub sample_interval: f64,
     /// One animation per agent.
     pub agents: Vec<AgentAnimation>,

@@ -155,8 +155,20 @@ pub fn character() -> Character {
 /// Analytic two-bone IK: rotates `upper` and `lower` (globals) so that the
 /// end joint reaches `target`, keeping the bend plane; returns the new
 /// local rotations of `upper` and `lower` in `pose`. Unreachable targets are
-/// approached along the line (the chain straightens to 99.9 %).
-pub(crate) fn two_bone_ik(sk: &Skeleton, pose: &mut Pose, upper: usize, lower: usize, end: usize, target: V3) {
+/// approached along the line (the chain straightens to 99.9 %). With a
+/// `hinge` (the knee's axis in `upper`'s frame, see
+/// [`Character::knee_hinge`]) the knee bends about it, always the same way,
+/// so that a nearly straight leg never flips its bend from one frame to the
+/// next; without, about the chain's current bend plane.
+pub(crate) fn two_bone_ik(
+    sk: &Skeleton,
+    pose: &mut Pose,
+    upper: usize,
+    lower: usize,
+    end: usize,
+    target: V3,
+    hinge: Option<V3>,
+) {
     let g = sk.globals(pose);
     let pos = |k: usize| super::position_of(&g[k]);
     let (h, k, a) = (pos(upper), pos(lower), pos(end));
@@ -168,14 +180,22 @@ pub(crate) fn two_bone_ik(sk: &Skeleton, pose: &mut Pose, upper: usize, lower: u
     // Current and wanted knee angles (interior angle at the knee).
     let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
-    let mut axis = (k - h).cross(&(a - k));
-    if axis.norm() < 1e-9 {
-        // Straight chain: bend about the upper joint's local X.
-        axis = rotation_of(&g[upper]) * V3::x();
-    }
-    let axis = nalgebra::Unit::new_normalize(axis);
-    // Opening the knee angle from `cur` to `want`: rotate the lower bone.
-    let bend = super::Quat::from_axis_angle(&axis, cur - want);
+    let bend = if let Some(hinge) = hinge {
+        // Signed bend (exterior angle) about the hinge, now and wanted.
+        let axis = nalgebra::Unit::new_normalize(rotation_of(&g[upper]) * hinge);
+        let (u, v) = ((k - h).normalize(), (a - k).normalize());
+        let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
+        super::Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
+    } else {
+        let mut axis = (k - h).cross(&(a - k));
+        if axis.norm() < 1e-9 {
+            // Straight chain: bend about the upper joint's local X.
+            axis = rotation_of(&g[upper]) * V3::x();
+        }
+        let axis = nalgebra::Unit::new_normalize(axis);
+        // Opening the knee angle from `cur` to `want`: rotate the lower bone.
+        super::Quat::from_axis_angle(&axis, cur - want)
+    };
     let parent_lower = rotation_of(&g[upper]);
     let lower_global = bend * rotation_of(&g[lower]);
     pose[lower].rotation = parent_lower.inverse() * lower_global;
@@ -411,7 +431,7 @@ fn walk(sk: &Skeleton, v: f64, turn: f64, name: &str) -> Clip {
                 lift_pitch[k] * (1.0 - smoothstep(phase / 0.45)) - 0.15 * (PI * phase).sin().powi(2)
             };
             let ankle = ball + yaw(fyaw) * rx(pitch) * BALL_TO_ANKLE;
-            two_bone_ik(sk, &mut pose, j::THIGH[k], j::SHIN[k], j::FOOT[k], ankle);
+            two_bone_ik(sk, &mut pose, j::THIGH[k], j::SHIN[k], j::FOOT[k], ankle, None);
             set_global_rotation(sk, &mut pose, j::FOOT[k], yaw(fyaw) * rx(pitch));
             // The toes stay flat on the ground while the heel rises.
             let toe_pitch = if planted { 0.0 } else { (pitch * 0.3).min(0.0) };
@@ -448,7 +468,7 @@ fn idle_clip(sk: &Skeleton) -> Clip {
             pose[j::THIGH[k]].rotation = rx(-0.05);
             pose[j::SHIN[k]].rotation = rx(0.1);
             let ankle = V3::new(s * 0.1, ANKLE_Y, -0.01);
-            two_bone_ik(sk, &mut pose, j::THIGH[k], j::SHIN[k], j::FOOT[k], ankle);
+            two_bone_ik(sk, &mut pose, j::THIGH[k], j::SHIN[k], j::FOOT[k], ankle, None);
             set_global_rotation(sk, &mut pose, j::FOOT[k], yaw(s * 0.08));
             set_global_rotation(sk, &mut pose, j::TOE[k], yaw(s * 0.08));
         }

@@ -296,6 +296,35 @@ pub struct Character {
 }
 
 impl Character {
+    /// The knee's hinge axis of `foot`'s leg in the thigh's frame (unit),
+    /// from the most bent knee among the rest pose and the clips' poses,
+    /// oriented so that bending the knee is a positive rotation of the shin
+    /// about it; `None` when the ankle does not hang from a two-bone leg or
+    /// the knee never bends (more than 0.1 rad).
+    pub fn knee_hinge(&self, foot: Foot) -> Option<V3> {
+        let sk = &self.skeleton;
+        let ankle = self.foot(foot).ankle;
+        let shin = sk.joints[ankle].parent?;
+        let thigh = sk.joints[shin].parent?;
+        let mut poses = vec![sk.rest_pose()];
+        for clip in &self.clips {
+            let d = clip.duration();
+            poses.extend((0..24).map(|i| clip.sample(d * i as f64 / 24.0)));
+        }
+        let mut best: Option<(f64, V3)> = None;
+        for pose in &poses {
+            let g = sk.globals(pose);
+            let (h, k, a) = (position_of(&g[thigh]), position_of(&g[shin]), position_of(&g[ankle]));
+            let (u, v) = ((k - h).normalize(), (a - k).normalize());
+            let c = u.cross(&v);
+            let bend = c.norm().atan2(u.dot(&v));
+            if bend > best.map_or(0.1, |b| b.0) {
+                best = Some((bend, rotation_of(&g[thigh]).inverse() * c.normalize()));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
     /// The joints of `foot`.
     pub fn foot(&self, foot: Foot) -> FootJoints {
         self.feet[foot.index()]

@@ -73,8 +73,11 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
         }
         for (k, w) in a.times.windows(2).enumerate() {
             let steps = (w[1] - w[0]) / sk.sample_interval;
-            if (steps - 1.0).abs() > 1e-6 {
-                return Err(bad(format!("skeletal.agents[{i}].times[{}]", k + 1), "times must be consecutive samples"));
+            if !(steps > 1e-6 && steps <= 1.0 + 1e-6) {
+                return Err(bad(
+                    format!("skeletal.agents[{i}].times[{}]", k + 1),
+                    "times must increase by at most the sample interval",
+                ));
             }
         }
         if a.footsteps.iter().any(|f| !(f.t.is_finite() && f.lift.is_finite() && f.position.iter().all(|x| x.is_finite()))) {
@@ -82,6 +85,40 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
         }
     }
     Ok(())
+}
+
+/// The keys of instance `k`'s window of play time `[kπ, (k + 1)π]`: play
+/// time τ `[s]` and index into the agent's samples `times` (sorted,
+/// unwrapped). The window starts at τ = 0 and ends at τ = π; where the
+/// samples do not reach, the first or last sample is held. Consecutive
+/// windows share their boundary sample, so the loop point shows no jump.
+pub(crate) fn window_keys(times: &[f64], k: i64, period: f64) -> Vec<(f32, usize)> {
+    let (w0, w1) = (k as f64 * period, (k + 1) as f64 * period);
+    let eps = 1e-6 * period;
+    let lo = times.partition_point(|&t| t < w0 - eps);
+    let hi = times.partition_point(|&t| t <= w1 + eps);
+    let mut keys: Vec<(f32, usize)> = Vec::with_capacity(hi.saturating_sub(lo) + 2);
+    let last = times.len().saturating_sub(1);
+    if lo >= hi {
+        // No sample inside: hold the nearest one.
+        let i = lo.min(last);
+        return vec![(0.0, i), (period as f32, i)];
+    }
+    if (times[lo] - w0).abs() > eps {
+        keys.push((0.0, lo.saturating_sub(1).min(lo)));
+    }
+    for (i, &t) in times.iter().enumerate().take(hi).skip(lo) {
+        let tau = ((t - w0).clamp(0.0, period)) as f32;
+        let tau = if (t - w0).abs() <= eps { 0.0 } else if (t - w1).abs() <= eps { period as f32 } else { tau };
+        match keys.last() {
+            Some(&(prev, _)) if tau <= prev => {}
+            _ => keys.push((tau, i)),
+        }
+    }
+    if keys.last().is_some_and(|&(tau, _)| tau < period as f32) {
+        keys.push((period as f32, hi - 1));
+    }
+    keys
 }
 
 /// The character record of the scene extras.
@@ -116,18 +153,11 @@ pub(crate) fn agent_nodes(
     let mesh = b.skinned_mesh(&c.name, &c.primitives);
     let ibm: Vec<f32> = c.joints.iter().flat_map(|j| j.inverse_bind.map(|x| x as f32)).collect();
     let ibm = b.floats(ViewKind::Skin, FloatType::Mat4, &ibm, false);
-    let per = (patch.period / sk.sample_interval).round() as i64;
-    let tau: Vec<f32> = (0..=per)
-        .map(|i| if i == per { patch.period as f32 } else { (i as f64 * sk.sample_interval) as f32 })
-        .collect();
-    let input = animation.input(b, &tau);
     let mut records = Vec::with_capacity(patch.agents.len());
     let mut skins: Vec<json::Skin> = Vec::new();
     let mut mesh_nodes = Vec::new();
     for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
         let instances = agent.instances(patch.period);
-        let first_sample = (anim.times[0] / sk.sample_interval).round() as i64;
-        let m = anim.times.len() as i64;
         let mut nodes = Vec::new();
         for k in instances.clone() {
             let track = InstanceTrack::new(agent, k, patch.period);
@@ -139,12 +169,14 @@ pub(crate) fn agent_nodes(
                 ..Default::default()
             });
             animation.instance(b, node, &track);
-            // Sample index of play time τ_s in this window, clamped.
-            let sample = |s: i64| (k * per + s - first_sample).clamp(0, m - 1) as usize;
+            // The keys of this window of play time: (τ, sample index).
+            let window = window_keys(&anim.times, k, patch.period);
+            let tau: Vec<f32> = window.iter().map(|w| w.0).collect();
+            let input = animation.input(b, &tau);
             let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
             for (j, joint) in c.joints.iter().enumerate() {
-                let rot: Vec<[f32; 4]> = (0..=per).map(|s| anim.rotations[sample(s) * n + j]).collect();
-                let tr: Vec<[f32; 3]> = (0..=per).map(|s| anim.translations[sample(s) * n + j]).collect();
+                let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
+                let tr: Vec<[f32; 3]> = window.iter().map(|w| anim.translations[w.1 * n + j]).collect();
                 let node = b.root.push(json::Node {
                     name: Some(joint.name.clone()),
                     translation: Some(tr[0]),
