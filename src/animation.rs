@@ -164,6 +164,10 @@ fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3
             let ankle = character.foot(foot).ankle;
             let shin = sk.joints[ankle].parent?;
             let thigh = sk.joints[shin].parent?;
+            // Only legs that move_foot bends by IK.
+            if character.mirror[thigh] == thigh || character.mirror[shin] == shin {
+                return None;
+            }
             let reach = 0.998 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
             let contact_at = pos(character.foot(foot).contact) + delta;
             let ankle_at = pos(ankle) + delta;
@@ -190,8 +194,17 @@ fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3
             fix += h * (weight * (h.norm() - r) / h.norm());
         }
     }
+    // The horizontal shift is bounded: beyond, the root would leave the
+    // path and the legs swing wildly; the foot then rolls further instead.
+    let shift = V3::new(fix.x, 0.0, fix.z);
+    if shift.norm() > MAX_ROOT_SHIFT {
+        fix -= shift * (1.0 - MAX_ROOT_SHIFT / shift.norm());
+    }
     fix
 }
+
+/// Largest horizontal move `[m]` of the body by [`reach_fix`].
+const MAX_ROOT_SHIFT: f64 = 0.15;
 
 /// One step being synthesised.
 struct Step<'a> {
