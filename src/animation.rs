@@ -554,12 +554,23 @@ fn played_world(character: &Character, agent: &BakedAgent, a: &[(V3, Quat)], b: 
 }
 
 /// Sample times `i · interval` from the last one at or before the path's
-/// start to the first one at or after its end.
+/// start to the first one at or after its end, with the start and end
+/// themselves (boundary crossings: the pose there is the seam convention's,
+/// and a key there lets a player show it exactly, not a blend of neighbours).
 pub fn sample_times(agent: &BakedAgent, interval: f64) -> Vec<f64> {
     let (a, b) = (agent.start(), agent.end());
     let i0 = (a / interval + 1e-9).floor() as i64;
     let i1 = (b / interval - 1e-9).ceil() as i64;
-    (i0..=i1).map(|i| i as f64 * interval).collect()
+    let mut times: Vec<f64> = (i0..=i1).map(|i| i as f64 * interval).collect();
+    let eps = 1e-6 * interval;
+    for t in [a, b] {
+        let k = times.partition_point(|&x| x < t);
+        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
+        if !(near(k) || (k > 0 && near(k - 1))) {
+            times.insert(k, t);
+        }
+    }
+    times
 }
 
 /// Synthesises a standing agent: the idle clip (or the rest pose), played a
