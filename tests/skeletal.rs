@@ -1,0 +1,249 @@
+//! Skeletal bakes end to end: footsteps planned on shipped patches, the
+//! skinned GLB written and read back. The played animation is recomputed
+//! here from the baked tracks alone (glTF LINEAR interpolation and forward
+//! kinematics written independently of the synthesis), and must keep planted
+//! feet still and the root on the path; endogenous footsteps repeat with the
+//! period; the bake is deterministic; the Khronos validator reports nothing;
+//! `crowdpatch-runtime` loads the GLB and takes its gait phase from the
+//! footsteps. RobotExpressive (`../shared/data/characters`) is used when
+//! present.
+
+use crowdpatch::animation::Skeletal;
+use crowdpatch::character::{Character, builtin, import};
+use crowdpatch::{BakeOptions, Silent, bake_with, load_patch};
+use crowdpatch_gltf::{GlbOptions, write_glb};
+use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch};
+use crowdpatch_runtime::skeletal::{AgentAnimation, Character as RtCharacter};
+use crowdpatch_runtime::{PhaseSource, Tile};
+use nalgebra::{Matrix4, Quaternion, Translation3, UnitQuaternion, Vector3};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn robot() -> Option<PathBuf> {
+    let p = repo().join("../shared/data/characters/RobotExpressive.glb");
+    p.is_file().then_some(p)
+}
+
+fn skeletal_bake(name: &str, character: Character) -> BakedPatch {
+    let patch = load_patch(&repo().join("patches").join(format!("{name}.patch.json"))).unwrap();
+    let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(character).unwrap())) };
+    bake_with(&patch, &options, &mut Silent).unwrap().baked()
+}
+
+/// Local transform matrix.
+fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Matrix4<f64> {
+    let r = UnitQuaternion::from_quaternion(Quaternion::new(q[3], q[0], q[1], q[2]));
+    Translation3::new(t[0], t[1], t[2]).to_homogeneous()
+        * r.to_homogeneous()
+        * Matrix4::new_nonuniform_scaling(&Vector3::new(s[0], s[1], s[2]))
+}
+
+/// Joint world positions (patch frame x, y, height) of `anim` at unwrapped
+/// time `t`, as a glTF player shows them: keys interpolated (lerp, shortest
+/// slerp), joints composed down the tree, under the instance node placed on
+/// the path (translation, yaw = heading + π/2 about +Y).
+fn played(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -> Vec<[f64; 3]> {
+    let n = ch.joints.len();
+    let times = &anim.times;
+    let i = times.partition_point(|&x| x <= t).clamp(1, times.len() - 1) - 1;
+    let j = (i + 1).min(times.len() - 1);
+    let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
+    let tc = t.clamp(agent.start(), agent.end());
+    let (p, h) = agent.sample(tc).unwrap();
+    let node = trs([p[0], 0.0, -p[1]], UnitQuaternion::from_euler_angles(0.0, h + std::f64::consts::FRAC_PI_2, 0.0).coords.into(), [1.0; 3]);
+    let mut world: Vec<Matrix4<f64>> = Vec::with_capacity(n);
+    for (k, joint) in ch.joints.iter().enumerate() {
+        let (ta, tb) = (anim.translations[i * n + k], anim.translations[j * n + k]);
+        let tr: [f64; 3] = std::array::from_fn(|c| f64::from(ta[c]) + s * (f64::from(tb[c]) - f64::from(ta[c])));
+        let q = |x: [f32; 4]| UnitQuaternion::from_quaternion(Quaternion::new(x[3].into(), x[0].into(), x[1].into(), x[2].into()));
+        let (qa, mut qb) = (q(anim.rotations[i * n + k]), q(anim.rotations[j * n + k]));
+        if qa.coords.dot(&qb.coords) < 0.0 {
+            qb = UnitQuaternion::new_unchecked(-qb.into_inner());
+        }
+        let r = qa.slerp(&qb, s);
+        let local = trs(tr, [r.i, r.j, r.k, r.w], joint.scale);
+        let parent = joint.parent.map_or(node, |p| world[p]);
+        world.push(parent * local);
+    }
+    world.iter().map(|m| [m[(0, 3)], -m[(2, 3)], m[(1, 3)]]).collect()
+}
+
+struct Figures {
+    planted_speed_mean: f64,
+    root_deviation_p95: f64,
+    samples: usize,
+}
+
+/// Mean horizontal speed of planted contact joints and the p95 distance of
+/// the hips from the path, sampled every `dt` over each agent's interval.
+fn figures(baked: &BakedPatch, dt: f64) -> Figures {
+    let sk = baked.skeletal.as_ref().expect("a skeletal bake");
+    let ch = &sk.character;
+    let mut speeds = Vec::new();
+    let mut deviations = Vec::new();
+    for (agent, anim) in baked.agents.iter().zip(&sk.agents) {
+        let mut prev: Option<(f64, Vec<[f64; 3]>)> = None;
+        let mut t = agent.start();
+        while t <= agent.end() {
+            let w = played(ch, agent, anim, t);
+            let (p, _) = agent.sample(t).unwrap();
+            let hips = w[ch.hips];
+            deviations.push((hips[0] - p[0]).hypot(hips[1] - p[1]));
+            if let Some((t0, w0)) = &prev {
+                for f in &anim.footsteps {
+                    if *t0 >= f.t && t <= f.lift {
+                        let c = ch.foot(f.foot);
+                        speeds.push((w[c][0] - w0[c][0]).hypot(w[c][1] - w0[c][1]) / (t - t0));
+                    }
+                }
+            }
+            prev = Some((t, w));
+            t += dt;
+        }
+    }
+    deviations.sort_by(f64::total_cmp);
+    Figures {
+        planted_speed_mean: speeds.iter().sum::<f64>() / speeds.len().max(1) as f64,
+        root_deviation_p95: deviations[((deviations.len() - 1) as f64 * 0.95).round() as usize],
+        samples: speeds.len(),
+    }
+}
+
+fn assert_plays_well(name: &str, baked: &BakedPatch) {
+    // A step that is not a divisor of the key interval, as a game's frames.
+    let f = figures(baked, 1.0 / 97.0);
+    println!(
+        "{name}: planted-foot speed {:.4} m/s over {} samples, root deviation p95 {:.3} m",
+        f.planted_speed_mean, f.samples, f.root_deviation_p95
+    );
+    assert!(f.samples > 1000, "{name}: too few planted samples ({})", f.samples);
+    assert!(f.planted_speed_mean < 0.01, "{name}: planted feet slide at {:.4} m/s", f.planted_speed_mean);
+    assert!(f.root_deviation_p95 < 0.05, "{name}: root strays {:.3} m (p95)", f.root_deviation_p95);
+}
+
+#[test]
+fn planted_feet_stay_put_as_played() {
+    for name in ["figure7", "park"] {
+        assert_plays_well(name, &skeletal_bake(name, builtin::character()));
+    }
+}
+
+#[test]
+fn endogenous_footsteps_repeat_with_the_period() {
+    let baked = skeletal_bake("park", builtin::character());
+    let sk = baked.skeletal.as_ref().unwrap();
+    let mut checked = 0;
+    for (agent, anim) in baked.agents.iter().zip(&sk.agents) {
+        if !matches!(agent.kind, AgentKind::Endogenous { .. }) || anim.footsteps.is_empty() {
+            continue;
+        }
+        let f = &anim.footsteps;
+        for a in f.iter().filter(|a| a.t + baked.period <= f[f.len() - 1].t + 1e-9) {
+            let b = f
+                .iter()
+                .find(|b| (b.t - a.t - baked.period).abs() < 1e-6)
+                .unwrap_or_else(|| panic!("footstep at {} has no repeat one period later", a.t));
+            assert_eq!(a.foot, b.foot);
+            assert!((a.position[0] - b.position[0]).hypot(a.position[1] - b.position[1]) < 1e-6);
+            assert!(crowdpatch_runtime::format::wrap_angle(a.heading - b.heading).abs() < 1e-6);
+            checked += 1;
+        }
+        // Feet alternate.
+        assert!(f.windows(2).all(|w| w[0].foot != w[1].foot && w[1].t > w[0].t));
+    }
+    assert!(checked > 0, "park has endogenous walkers");
+}
+
+#[test]
+fn skeletal_bakes_are_deterministic() {
+    let a = write_glb(&skeletal_bake("figure7", builtin::character()), &GlbOptions::default()).unwrap();
+    let b = write_glb(&skeletal_bake("figure7", builtin::character()), &GlbOptions::default()).unwrap();
+    assert!(a == b, "two skeletal bakes of the same patch differ");
+}
+
+#[test]
+fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
+    let baked = skeletal_bake("figure7", builtin::character());
+    let glb = write_glb(&baked, &GlbOptions::default()).unwrap();
+    let tile = Tile::from_glb(&glb).unwrap();
+    assert_eq!(tile.phase_source(), PhaseSource::Footsteps);
+    let sk = baked.skeletal.as_ref().unwrap();
+    let period = baked.period;
+    let mut checked = 0;
+    for (a, (agent, anim)) in baked.agents.iter().zip(&sk.agents).enumerate() {
+        // Phase at each plant inside the path: half a cycle per footstep.
+        for (j, f) in anim.footsteps.iter().enumerate() {
+            if f.t <= agent.start() + 1e-6 || f.t >= agent.end() - 1e-6 {
+                continue;
+            }
+            let k = (f.t / period).floor() as i64;
+            let Some(i) = (0..tile.instance_count()).find(|&i| tile.instance(i).agent == a && tile.instance(i).k == k)
+            else {
+                continue;
+            };
+            let (_, _, _, phase) = tile.instance_pose(i, (f.t - k as f64 * period).min(period - 1e-6));
+            let want = (j as f64 * 0.5).fract();
+            let d = (f64::from(phase) - want).rem_euclid(1.0);
+            assert!(d.min(1.0 - d) < 0.06, "agent {a} footstep {j} at {}: phase {phase}, want {want}", f.t);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} footsteps checked");
+}
+
+/// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.
+fn validate(glb: &[u8], name: &str) {
+    let tool = repo().join("tools/gltf-validator");
+    if !tool.join("node_modules/gltf-validator").is_dir() {
+        println!("SKIPPED: the glTF validator is not installed; run `npm ci` in {}", tool.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{name}.glb"));
+    std::fs::write(&file, glb).unwrap();
+    let out = std::process::Command::new("node").arg(tool.join("validate.js")).arg(&file).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "validator: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("\"errors\":0") && stdout.contains("\"warnings\":0"), "{stdout}");
+}
+
+#[test]
+fn khronos_validator_accepts_skeletal_bakes() {
+    let baked = skeletal_bake("plaza", builtin::character());
+    validate(&write_glb(&baked, &GlbOptions::default()).unwrap(), "plaza");
+}
+
+#[test]
+fn robot_expressive_walks_the_shipped_patches() {
+    let Some(file) = robot() else {
+        println!("SKIPPED: ../shared/data/characters/RobotExpressive.glb is absent");
+        return;
+    };
+    let character = import::import_glb(&file, &import::ImportOptions { height: Some(1.75), all_clips: false }).unwrap();
+    for name in ["avenue", "park"] {
+        let baked = skeletal_bake(name, character.clone());
+        assert_plays_well(&format!("RobotExpressive on {name}"), &baked);
+        validate(&write_glb(&baked, &GlbOptions::default()).unwrap(), name);
+    }
+}
+
+#[test]
+fn the_played_check_sees_a_sliding_foot() {
+    // The checker itself: dragging a planted foot's track must be caught.
+    let mut baked = skeletal_bake("figure7", builtin::character());
+    let sk = baked.skeletal.as_mut().unwrap();
+    let n = sk.character.joints.len();
+    let top = sk.character.joints.iter().position(|j| j.parent.is_none()).unwrap();
+    for anim in &mut sk.agents {
+        for (i, t) in anim.times.iter().enumerate() {
+            // The whole body drifts 5 cm/s along x of the instance.
+            anim.translations[i * n + top][0] += (0.05 * t) as f32;
+        }
+    }
+    let f = figures(&baked, 1.0 / 97.0);
+    assert!(f.planted_speed_mean > 0.03, "{}", f.planted_speed_mean);
+}
