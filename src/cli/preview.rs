@@ -54,6 +54,53 @@ pub fn figure(bake: &Bake) -> StagesFigure {
         tmax = m.turn_rate.max,
         cov = m.coverage * 100.0,
     );
+    // Skeletal bakes: the footsteps (each a foot-long mark along its
+    // heading, coloured by its plant time) and the animation figures.
+    let mut caption = caption;
+    let mut stages = vec![
+        StagePanel { title: "(a) matched (initial paths)".into(), paths: panel_paths(&bake.initial, true), collisions: vec![] },
+        StagePanel {
+            title: "(b) after collision removal".into(),
+            paths: panel_paths(&bake.collision_free, false),
+            collisions: before,
+        },
+        StagePanel { title: "(c) smoothed".into(), paths: panel_paths(&bake.agents, false), collisions },
+    ];
+    if let Some(sk) = &bake.skeletal {
+        const FOOT: f64 = 0.26;
+        let marks = sk
+            .animation
+            .agents
+            .iter()
+            .flat_map(|a| a.footsteps.iter())
+            .map(|f| {
+                let (c, s) = (f.heading.cos(), f.heading.sin());
+                let [x, y] = f.position;
+                PanelPath {
+                    points: vec![[x - 0.3 * FOOT * c, y - 0.3 * FOOT * s, f.t], [x + 0.7 * FOOT * c, y + 0.7 * FOOT * s, f.t]],
+                    straight: true,
+                }
+            })
+            .collect();
+        stages.push(StagePanel { title: format!("(d) footsteps ({})", sk.metrics.character), paths: marks, collisions: vec![] });
+        let a = &sk.metrics;
+        caption.push_str(&format!(
+            "\nfootsteps {n}: step length {sl:.2} m (p5 {sl5:.2}, p95 {sl95:.2}), cadence {cd:.2} steps/s (p5 {cd5:.2}, p95 {cd95:.2}); \
+             foot skate {fs:.4} m/s (max {fsm:.3}); timing error mean {te:.3} s; root deviation mean {rd:.3} m, p95 {rd95:.3} m",
+            n = a.footsteps,
+            sl = a.step_length[0],
+            sl5 = a.step_length[1],
+            sl95 = a.step_length[2],
+            cd = a.cadence[0],
+            cd5 = a.cadence[1],
+            cd95 = a.cadence[2],
+            fs = a.foot_skate,
+            fsm = a.foot_skate_max,
+            te = a.timing_error_mean,
+            rd = a.root_deviation_mean,
+            rd95 = a.root_deviation_p95,
+        ));
+    }
     StagesFigure {
         size: p.size,
         period: p.period,
@@ -68,19 +115,7 @@ pub fn figure(bake: &Bake) -> StagesFigure {
                 entry: c.direction == Direction::Entry,
             })
             .collect(),
-        stages: vec![
-            StagePanel {
-                title: "(a) matched (initial paths)".into(),
-                paths: panel_paths(&bake.initial, true),
-                collisions: vec![],
-            },
-            StagePanel {
-                title: "(b) after collision removal".into(),
-                paths: panel_paths(&bake.collision_free, false),
-                collisions: before,
-            },
-            StagePanel { title: "(c) smoothed".into(), paths: panel_paths(&bake.agents, false), collisions },
-        ],
+        stages,
         caption,
         ..StagesFigure::default()
     }
