@@ -1,0 +1,102 @@
+// Renders frames of a baked crowdpatch GLB as played by three.js (GLTFLoader
+// + AnimationMixer, skinning applied on the CPU with
+// SkinnedMesh.getVertexPosition), without WebGL: triangles are projected
+// through a perspective camera, flat-shaded and painted back to front into
+// an SVG (convert it to PNG with any SVG renderer, e.g. ImageMagick).
+//
+// Usage: node render.mjs FILE.glb OUT_PREFIX [--times 0,2.5,5] [--agent N]
+//   writes OUT_PREFIX-<t>.svg for each play time t; with --agent, the camera
+//   follows agent N's first visible instance from its side (close-up).
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+
+const args = process.argv.slice(2);
+const file = args[0];
+const prefix = args[1];
+let times = [0];
+let follow = null;
+for (let i = 2; i < args.length; i++) {
+  if (args[i] === '--times') times = args[++i].split(',').map(Number);
+  else if (args[i] === '--agent') follow = Number(args[++i]);
+}
+
+const buffer = readFileSync(file);
+const gltf = await new Promise((resolve, reject) =>
+  new GLTFLoader().parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject));
+const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
+const mixer = new THREE.AnimationMixer(gltf.scene);
+mixer.clipAction(gltf.animations.find((c) => c.name === 'loop')).play();
+const byIndex = new Map();
+gltf.scene.traverse((o) => {
+  const a = gltf.parser.associations.get(o);
+  if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
+});
+
+const W = 1200;
+const H = 800;
+const light = new THREE.Vector3(0.4, 1, 0.3).normalize();
+
+for (const t of times) {
+  mixer.setTime(Math.min(t, extras.period - 1e-6));
+  gltf.scene.updateMatrixWorld(true);
+  const L = extras.size;
+  const camera = new THREE.PerspectiveCamera(40, W / H, 0.1, 200);
+  if (follow !== null) {
+    const agent = extras.agents[follow];
+    const node = agent.nodes.map((n) => byIndex.get(n)).find((o) => o.scale.x > 0.5) ?? byIndex.get(agent.nodes[0]);
+    const p = node.getWorldPosition(new THREE.Vector3());
+    const q = node.getWorldQuaternion(new THREE.Quaternion());
+    const side = new THREE.Vector3(1, 0, 0).applyQuaternion(q);
+    camera.position.copy(p).addScaledVector(side, 4).add(new THREE.Vector3(0, 1.2, 0));
+    camera.lookAt(p.clone().add(new THREE.Vector3(0, 0.8, 0)));
+  } else {
+    camera.position.set(L * 0.5, L * 0.75, L * 0.45);
+    camera.lookAt(L * 0.5, 0, -L * 0.5);
+  }
+  camera.updateMatrixWorld(true);
+  const tris = [];
+  const project = (v) => {
+    const c = v.clone().project(camera);
+    return [(c.x + 1) * 0.5 * W, (1 - c.y) * 0.5 * H, c.z];
+  };
+  gltf.scene.traverse((o) => {
+    if (!o.isMesh) return;
+    // Hidden instances (scale 0 on the instance node) have zero-size bones.
+    const geo = o.geometry;
+    const pos = geo.attributes.position;
+    const idx = geo.index ? geo.index.array : [...Array(pos.count).keys()];
+    const colour = o.material.color ? o.material.color.clone() : new THREE.Color(0.7, 0.7, 0.7);
+    const world = [];
+    for (let i = 0; i < pos.count; i++) {
+      const v = new THREE.Vector3();
+      if (o.isSkinnedMesh) o.getVertexPosition(i, v);
+      else v.fromBufferAttribute(pos, i);
+      world.push(v.applyMatrix4(o.matrixWorld));
+    }
+    for (let k = 0; k < idx.length; k += 3) {
+      const [a, b, c] = [world[idx[k]], world[idx[k + 1]], world[idx[k + 2]]];
+      const n = new THREE.Vector3().subVectors(b, a).cross(new THREE.Vector3().subVectors(c, a));
+      if (n.lengthSq() < 1e-12) continue;
+      n.normalize();
+      const toCam = new THREE.Vector3().subVectors(camera.position, a);
+      if (n.dot(toCam) <= 0 && o.isSkinnedMesh) continue; // back face
+      const pa = project(a), pb = project(b), pc = project(c);
+      if ([pa, pb, pc].some((p) => p[2] < -1 || p[2] > 1)) continue;
+      const shade = 0.35 + 0.65 * Math.abs(n.dot(light));
+      const col = colour.clone().multiplyScalar(shade);
+      tris.push({ layer: o.isSkinnedMesh ? 1 : 0, z: (pa[2] + pb[2] + pc[2]) / 3, pts: [pa, pb, pc], col: `#${col.getHexString()}` });
+    }
+  });
+  // The ground and obstacles first, then the characters back to front.
+  tris.sort((a, b) => a.layer - b.layer || b.z - a.z);
+  const svg = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#dfe8f0"/>`];
+  for (const tr of tris) {
+    const d = tr.pts.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(' ');
+    svg.push(`<polygon points="${d}" fill="${tr.col}" stroke="${tr.col}" stroke-width="0.4"/>`);
+  }
+  svg.push(`<text x="12" y="24" font-family="monospace" font-size="16">${extras.name} · ${extras.character?.name ?? 'capsules'} · t = ${t.toFixed(2)} s</text></svg>`);
+  const out = `${prefix}-${t.toFixed(2)}.svg`;
+  writeFileSync(out, svg.join('\n'));
+  console.log(`wrote ${out} (${tris.length} triangles)`);
+}
