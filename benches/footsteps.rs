@@ -28,13 +28,16 @@ fn planning(c: &mut Criterion) {
         let agent_periods: f64 = baked.agents.iter().map(|a| (a.end() - a.start()) / period).sum();
         // Throughput in thousandths of an agent-period (criterion counts integers).
         group.throughput(Throughput::Elements((agent_periods * 1000.0).round() as u64));
-        group.bench_function(format!("{name} ({} agents, {agent_periods:.1} agent-periods, per 1/1000)", baked.agents.len()), |b| {
-            b.iter(|| {
-                for (agent, b) in bake.agents.iter().zip(&baked.agents) {
-                    black_box(plan_agent(&gait, &character, b, path_ends(agent), period, &params));
-                }
-            });
-        });
+        group.bench_function(
+            format!("{name} ({} agents, {agent_periods:.1} agent-periods, per 1/1000)", baked.agents.len()),
+            |b| {
+                b.iter(|| {
+                    for (agent, b) in bake.agents.iter().zip(&baked.agents) {
+                        black_box(plan_agent(&gait, &character, b, path_ends(agent), period, &params));
+                    }
+                });
+            },
+        );
     }
     group.finish();
 }

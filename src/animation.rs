@@ -25,9 +25,9 @@
 //! So no planted foot slides, whatever the blend weights and time warps.
 
 use crate::character::builtin::two_bone_ik;
+use crate::character::library::LibraryError;
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, Transform, V3, position_of, rotation_of, yaw, yaw_of_rotation};
-use crate::character::library::LibraryError;
 use crate::footsteps::{BoundaryFootsteps, FootstepParams, FootstepPlan, GaitModel, PathEnds, landing_of, plan_agent};
 use crate::model::Patch;
 use crate::trajectory::Agent;
@@ -288,7 +288,11 @@ impl Step<'_> {
         let mut posed = Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) };
         if self.root_pull > 0.0 {
             let t = self.t0 + u * (self.t1 - self.t0);
-            let want = to_gltf(self.path.sample(t.clamp(self.path.start(), self.path.end())).map_or(self.path.keys[0].position, |x| x.0));
+            let want = to_gltf(
+                self.path
+                    .sample(t.clamp(self.path.start(), self.path.end()))
+                    .map_or(self.path.keys[0].position, |x| x.0),
+            );
             // The in-place clip's own sway of the hips (their offset from the
             // model origin) is kept.
             let h = m[character.hips];
@@ -466,9 +470,8 @@ fn refine_keys(
     times: &[f64],
     eval: &dyn Fn(f64) -> Posed,
 ) -> (Vec<f64>, Vec<Posed>) {
-    let planted = |t: f64| -> Vec<Foot> {
-        footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect()
-    };
+    let planted =
+        |t: f64| -> Vec<Foot> { footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect() };
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };
@@ -539,7 +542,14 @@ fn locals(character: &Character, agent: &BakedAgent, t: f64, p: &Posed) -> Vec<(
 /// time `t`, a share `s` from the key with locals `a` to the key with locals
 /// `b`: translations lerped, rotations slerped, under the instance node on
 /// the path.
-fn played_world(character: &Character, agent: &BakedAgent, a: &[(V3, Quat)], b: &[(V3, Quat)], s: f64, t: f64) -> Vec<V3> {
+fn played_world(
+    character: &Character,
+    agent: &BakedAgent,
+    a: &[(V3, Quat)],
+    b: &[(V3, Quat)],
+    s: f64,
+    t: f64,
+) -> Vec<V3> {
     let sk = &character.skeleton;
     let mut pose = sk.rest_pose();
     for ((x, (ta, qa)), (tb, qb)) in pose.iter_mut().zip(a).zip(b) {
@@ -653,7 +663,8 @@ fn output(
             .map(|j| {
                 let t = anim.translations[i * n + j];
                 let q = anim.rotations[i * n + j];
-                let q = Quat::new_normalize(nalgebra::Quaternion::new(q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64));
+                let q =
+                    Quat::new_normalize(nalgebra::Quaternion::new(q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64));
                 (V3::new(t[0] as f64, t[1] as f64, t[2] as f64), q)
             })
             .collect()
@@ -693,7 +704,6 @@ fn output(
     }
     (anim, trace)
 }
-
 
 /// A character ready to animate a bake: the character and its gait model
 /// (step library, landing hulls), built once and shared by many bakes.
@@ -792,12 +802,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
             (Some(plan), PathEnds::Loop) => {
                 // The loop's convention, as the planner made it.
                 let f = &plan.footsteps;
-                let s = gait.boundary(
-                    character,
-                    b.keys[0].position,
-                    loop_velocity(&plan.footsteps, b),
-                    b.start(),
-                );
+                let s = gait.boundary(character, b.keys[0].position, loop_velocity(&plan.footsteps, b), b.start());
                 let mut e = s;
                 e.left = f[f.len() - 1];
                 e.right = f[f.len() - 2];
@@ -811,11 +816,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
     let metrics = metrics(character, baked, &out, &traces, period);
     SkeletalOutcome {
-        animation: SkeletalAnimation {
-            character: character.to_runtime(),
-            sample_interval: interval,
-            agents: out,
-        },
+        animation: SkeletalAnimation { character: character.to_runtime(), sample_interval: interval, agents: out },
         plans,
         traces,
         gaits,

@@ -186,12 +186,7 @@ impl GaitModel {
         BoundaryFootsteps {
             right: Footstep { t: t - b.duration, foot: Foot::Right, position: to_patch(cr), heading, lift: t },
             left: Footstep { t, foot: Foot::Left, position: to_patch(cl), heading, lift: t },
-            gait: BoundaryGait {
-                foot: Foot::Left,
-                phase: 0.0,
-                step_duration: b.duration,
-                step_length: cl.z - cr.z,
-            },
+            gait: BoundaryGait { foot: Foot::Left, phase: 0.0, step_duration: b.duration, step_length: cl.z - cr.z },
             weights,
         }
     }
@@ -592,15 +587,9 @@ mod tests {
         let gait = GaitModel::new(&c).unwrap();
         let agent = straight_agent(1.33, 10.0);
         let v = [1.33, 0.0];
-        let plan = plan_agent(
-            &gait,
-            &c,
-            &agent,
-            PathEnds::Exogenous { entry: v, exit: v },
-            10.0,
-            &FootstepParams::default(),
-        )
-        .unwrap();
+        let plan =
+            plan_agent(&gait, &c, &agent, PathEnds::Exogenous { entry: v, exit: v }, 10.0, &FootstepParams::default())
+                .unwrap();
         assert!(!plan.relaxed);
         let f = &plan.footsteps;
         for w in f.windows(2) {

@@ -54,12 +54,18 @@ fn played(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -
     let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
     let tc = t.clamp(agent.start(), agent.end());
     let (p, h) = agent.sample(tc).unwrap();
-    let node = trs([p[0], 0.0, -p[1]], UnitQuaternion::from_euler_angles(0.0, h + std::f64::consts::FRAC_PI_2, 0.0).coords.into(), [1.0; 3]);
+    let node = trs(
+        [p[0], 0.0, -p[1]],
+        UnitQuaternion::from_euler_angles(0.0, h + std::f64::consts::FRAC_PI_2, 0.0).coords.into(),
+        [1.0; 3],
+    );
     let mut world: Vec<Matrix4<f64>> = Vec::with_capacity(n);
     for (k, joint) in ch.joints.iter().enumerate() {
         let (ta, tb) = (anim.translations[i * n + k], anim.translations[j * n + k]);
         let tr: [f64; 3] = std::array::from_fn(|c| f64::from(ta[c]) + s * (f64::from(tb[c]) - f64::from(ta[c])));
-        let q = |x: [f32; 4]| UnitQuaternion::from_quaternion(Quaternion::new(x[3].into(), x[0].into(), x[1].into(), x[2].into()));
+        let q = |x: [f32; 4]| {
+            UnitQuaternion::from_quaternion(Quaternion::new(x[3].into(), x[0].into(), x[1].into(), x[2].into()))
+        };
         let (qa, mut qb) = (q(anim.rotations[i * n + k]), q(anim.rotations[j * n + k]));
         if qa.coords.dot(&qb.coords) < 0.0 {
             qb = UnitQuaternion::new_unchecked(-qb.into_inner());

@@ -54,7 +54,6 @@
 
 pub mod error;
 pub mod format;
-pub mod skeletal;
 #[cfg(feature = "glb")]
 mod glb;
 #[cfg(feature = "glb")]
@@ -62,6 +61,7 @@ mod load;
 pub mod pose;
 pub mod sampler;
 pub mod seam;
+pub mod skeletal;
 pub mod stream;
 pub mod tile;
 pub mod wang;

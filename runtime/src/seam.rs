@@ -418,7 +418,8 @@ mod tests {
                 PathKey { t: 5.0, position: [16.0, 8.0], heading: 0.0 },
             ],
         }]);
-        pa.patterns.east = BakedPattern { entries: vec![], exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }] };
+        pa.patterns.east =
+            BakedPattern { entries: vec![], exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }] };
         let mut pb = patch(vec![BakedAgent {
             kind: AgentKind::Exogenous {
                 entry: PointRef { side: Side::West, index: 0 },
@@ -429,7 +430,8 @@ mod tests {
                 PathKey { t: 9.0, position: [4.0 * v_in[0], 8.0 + offset + 4.0 * v_in[1]], heading: 0.0 },
             ],
         }]);
-        pb.patterns.west = BakedPattern { entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }], exits: vec![] };
+        pb.patterns.west =
+            BakedPattern { entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }], exits: vec![] };
         (Tile::from_baked(&pa), Tile::from_baked(&pb))
     }
 

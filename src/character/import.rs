@@ -92,10 +92,8 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
         gltf::buffer::Source::Bin => Some(&blob[..]),
         gltf::buffer::Source::Uri(_) => None,
     };
-    let scene = g
-        .default_scene()
-        .or_else(|| g.scenes().next())
-        .ok_or_else(|| missing("the file has no scene".into()))?;
+    let scene =
+        g.default_scene().or_else(|| g.scenes().next()).ok_or_else(|| missing("the file has no scene".into()))?;
 
     // The node tree of the scene.
     let n_nodes = g.nodes().count();
@@ -175,12 +173,7 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
             let ibms: Vec<Matrix4<f64>> = s
                 .reader(get)
                 .read_inverse_bind_matrices()
-                .map(|it| {
-                    it.map(|m| {
-                        Matrix4::from_fn(|r, c| f64::from(m[c][r]))
-                    })
-                    .collect()
-                })
+                .map(|it| it.map(|m| Matrix4::from_fn(|r, c| f64::from(m[c][r]))).collect())
                 .unwrap_or_else(|| vec![Matrix4::identity(); joints.len()]);
             let mats = joints.iter().zip(&ibms).map(|(&j, ibm)| global[j] * ibm).collect();
             (joints, mats)
@@ -200,8 +193,13 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
                 .unwrap_or_else(|| vec![V3::y(); pos.len()]);
             let indices: Vec<u32> =
                 r.read_indices().map(|it| it.into_u32().collect()).unwrap_or_else(|| (0..pos.len() as u32).collect());
-            let mut geo =
-                Geo { material: prim.material().index(), positions: vec![], normals: vec![], influences: vec![], indices };
+            let mut geo = Geo {
+                material: prim.material().index(),
+                positions: vec![],
+                normals: vec![],
+                influences: vec![],
+                indices,
+            };
             match &skin_mats {
                 Some((joints, mats)) => {
                     let js: Vec<[u16; 4]> =
@@ -273,8 +271,7 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
     let name_of = |i: usize| nodes[i].name().unwrap_or("").to_owned();
     let side_of = |n: &str| -> Option<usize> {
         let l = n.to_lowercase();
-        if l.contains("left") || n.ends_with('L') || n.ends_with(".L") || l.ends_with("_l") || n.contains("L_")
-        {
+        if l.contains("left") || n.ends_with('L') || n.ends_with(".L") || l.ends_with("_l") || n.contains("L_") {
             Some(0)
         } else if l.contains("right") || n.ends_with('R') || n.ends_with(".R") || l.ends_with("_r") || n.contains("R_")
         {
@@ -427,7 +424,8 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
     for a in g.animations() {
         let cname = a.name().unwrap_or("clip").to_owned();
         let lower = cname.to_lowercase();
-        let locomotion = ["walk", "run", "jog", "turn", "step"].iter().any(|k| lower.contains(k)) && !lower.contains("jump");
+        let locomotion =
+            ["walk", "run", "jog", "turn", "step"].iter().any(|k| lower.contains(k)) && !lower.contains("jump");
         let idle = lower.contains("idle");
         if !(options.all_clips || locomotion || idle) {
             continue;
@@ -488,7 +486,8 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
         let last = pose_at(duration);
         let cyclic = first.iter().zip(&last).enumerate().all(|(j, (a, b))| {
             let top = skeleton.joints[j].parent.is_none();
-            (top || (a.translation - b.translation).norm() < 1e-3 * skeleton_scale(&skeleton)) && a.rotation.angle_to(&b.rotation) < 0.02
+            (top || (a.translation - b.translation).norm() < 1e-3 * skeleton_scale(&skeleton))
+                && a.rotation.angle_to(&b.rotation) < 0.02
         });
         let n = ((duration * FRAME_RATE).round() as usize).max(2);
         let dt = duration / n as f64;
@@ -521,9 +520,10 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
         height: 0.0,
     };
     // Height, and an optional rescale.
-    let (lo, hi) = primitives.iter().flat_map(|p| p.positions.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| {
-        (a.0.min(f64::from(p[1])), a.1.max(f64::from(p[1])))
-    });
+    let (lo, hi) = primitives
+        .iter()
+        .flat_map(|p| p.positions.iter())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(f64::from(p[1])), a.1.max(f64::from(p[1]))));
     let height = hi - lo.min(0.0);
     if let Some(h) = options.height
         && height > 0.0

@@ -159,10 +159,8 @@ impl StepLibrary {
         let f = stance.index();
         let mut best: Option<(f64, Weights)> = None;
         for tri in &self.triangles[f] {
-            let (w, d) = closest_in_triangle(
-                [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])],
-                target,
-            );
+            let (w, d) =
+                closest_in_triangle([self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])], target);
             if best.as_ref().is_none_or(|b| d < b.0 - 1e-12) {
                 best = Some((d, tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect()));
                 if d == 0.0 {

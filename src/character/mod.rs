@@ -381,7 +381,8 @@ impl Character {
             let c = q.coords;
             Quat::new_unchecked(nalgebra::Quaternion::new(c.w, c.x, -c.y, -c.z))
         };
-        let scale_of = |m: &Matrix4<f64>| V3::new(m.column(0).xyz().norm(), m.column(1).xyz().norm(), m.column(2).xyz().norm());
+        let scale_of =
+            |m: &Matrix4<f64>| V3::new(m.column(0).xyz().norm(), m.column(1).xyz().norm(), m.column(2).xyz().norm());
         let mirrored: Vec<Matrix4<f64>> = (0..sk.len())
             .map(|j| {
                 let m = self.mirror[j];

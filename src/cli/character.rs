@@ -88,7 +88,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         w!(text, "{}", serde_json::to_string_pretty(&json)?);
     } else {
         let sk = &character.skeleton;
-        w!(text, 
+        w!(
+            text,
             "{}: {} joints, height {:.2} m, hips {}, feet {} / {} (contact {} / {}), {} clips",
             character.name,
             sk.len(),
@@ -101,7 +102,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
             character.clips.len()
         );
         for a in &analyses {
-            w!(text, 
+            w!(
+                text,
                 "\n{} ({:.3} s{}): {} plants, {} steps; ground under the clip {:.2} m/s, {:.2} rad/s",
                 a.name,
                 a.duration,
@@ -112,13 +114,23 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
                 a.ground_velocity[2]
             );
             if !a.steps.is_empty() {
-                w!(text, 
+                w!(
+                    text,
                     "  {:<6} {:>7} {:>7} {:>6} {:>5} {:>15} {:>15} {:>7} {:>6}",
-                    "stance", "start", "end", "dur", "lift", "root disp [m]", "landing [m]", "rot", "m/s"
+                    "stance",
+                    "start",
+                    "end",
+                    "dur",
+                    "lift",
+                    "root disp [m]",
+                    "landing [m]",
+                    "rot",
+                    "m/s"
                 );
             }
             for s in &a.steps {
-                w!(text, 
+                w!(
+                    text,
                     "  {:<6} {:>7.3} {:>7.3} {:>6.3} {:>5.2} {:>7.3},{:>7.3} {:>7.3},{:>7.3} {:>7.3} {:>6.2}",
                     s.stance.name(),
                     s.start,
@@ -138,7 +150,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
             Ok(lib) => {
                 let (slow, fast) = lib.speed_range();
                 let mirrored = lib.steps.iter().filter(|s| s.mirrored).count();
-                w!(text, 
+                w!(
+                    text,
                     "\nstep library: {} steps ({} from mirrored clips), straight walking {:.2}–{:.2} m/s",
                     lib.steps.len(),
                     mirrored,

@@ -58,7 +58,11 @@ pub fn figure(bake: &Bake) -> StagesFigure {
     // heading, coloured by its plant time) and the animation figures.
     let mut caption = caption;
     let mut stages = vec![
-        StagePanel { title: "(a) matched (initial paths)".into(), paths: panel_paths(&bake.initial, true), collisions: vec![] },
+        StagePanel {
+            title: "(a) matched (initial paths)".into(),
+            paths: panel_paths(&bake.initial, true),
+            collisions: vec![],
+        },
         StagePanel {
             title: "(b) after collision removal".into(),
             paths: panel_paths(&bake.collision_free, false),
@@ -77,12 +81,19 @@ pub fn figure(bake: &Bake) -> StagesFigure {
                 let (c, s) = (f.heading.cos(), f.heading.sin());
                 let [x, y] = f.position;
                 PanelPath {
-                    points: vec![[x - 0.3 * FOOT * c, y - 0.3 * FOOT * s, f.t], [x + 0.7 * FOOT * c, y + 0.7 * FOOT * s, f.t]],
+                    points: vec![
+                        [x - 0.3 * FOOT * c, y - 0.3 * FOOT * s, f.t],
+                        [x + 0.7 * FOOT * c, y + 0.7 * FOOT * s, f.t],
+                    ],
                     straight: true,
                 }
             })
             .collect();
-        stages.push(StagePanel { title: format!("(d) footsteps ({})", sk.metrics.character), paths: marks, collisions: vec![] });
+        stages.push(StagePanel {
+            title: format!("(d) footsteps ({})", sk.metrics.character),
+            paths: marks,
+            collisions: vec![],
+        });
         let a = &sk.metrics;
         caption.push_str(&format!(
             "\nfootsteps {n}: step length {sl:.2} m (p5 {sl5:.2}, p95 {sl95:.2}), cadence {cd:.2} steps/s (p5 {cd5:.2}, p95 {cd95:.2}); \

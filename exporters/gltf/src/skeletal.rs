@@ -46,7 +46,13 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
         if p.joints.iter().flatten().any(|&j| j as usize >= n) {
             return Err(bad(format!("skeletal.character.primitives[{k}].joints"), "index past the last joint"));
         }
-        if p.positions.iter().flatten().chain(p.normals.iter().flatten()).chain(p.weights.iter().flatten()).any(|x| !x.is_finite()) {
+        if p.positions
+            .iter()
+            .flatten()
+            .chain(p.normals.iter().flatten())
+            .chain(p.weights.iter().flatten())
+            .any(|x| !x.is_finite())
+        {
             return Err(bad(format!("skeletal.character.primitives[{k}]"), "has a non-finite number"));
         }
     }
@@ -61,7 +67,10 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
         return Err(bad("skeletal.sample_interval", "must divide the period into at most 100000 samples"));
     }
     if sk.agents.len() != patch.agents.len() {
-        return Err(bad("skeletal.agents", format!("{} animations for {} agents", sk.agents.len(), patch.agents.len())));
+        return Err(bad(
+            "skeletal.agents",
+            format!("{} animations for {} agents", sk.agents.len(), patch.agents.len()),
+        ));
     }
     for (i, a) in sk.agents.iter().enumerate() {
         let m = a.times.len();
@@ -80,7 +89,10 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
                 ));
             }
         }
-        if a.footsteps.iter().any(|f| !(f.t.is_finite() && f.lift.is_finite() && f.position.iter().all(|x| x.is_finite()))) {
+        if a.footsteps
+            .iter()
+            .any(|f| !(f.t.is_finite() && f.lift.is_finite() && f.position.iter().all(|x| x.is_finite())))
+        {
             return Err(bad(format!("skeletal.agents[{i}].footsteps"), "has a non-finite number"));
         }
     }
@@ -109,7 +121,13 @@ pub(crate) fn window_keys(times: &[f64], k: i64, period: f64) -> Vec<(f32, usize
     }
     for (i, &t) in times.iter().enumerate().take(hi).skip(lo) {
         let tau = ((t - w0).clamp(0.0, period)) as f32;
-        let tau = if (t - w0).abs() <= eps { 0.0 } else if (t - w1).abs() <= eps { period as f32 } else { tau };
+        let tau = if (t - w0).abs() <= eps {
+            0.0
+        } else if (t - w1).abs() <= eps {
+            period as f32
+        } else {
+            tau
+        };
         match keys.last() {
             Some(&(prev, _)) if tau <= prev => {}
             _ => keys.push((tau, i)),
@@ -188,12 +206,22 @@ pub(crate) fn agent_nodes(
                 let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
                 if varies3 {
                     let values: Vec<f32> = tr.iter().flatten().copied().collect();
-                    let keys = Keys { input, interpolation: json::animation::Interpolation::Linear, ty: FloatType::Vec3, values: &values };
+                    let keys = Keys {
+                        input,
+                        interpolation: json::animation::Interpolation::Linear,
+                        ty: FloatType::Vec3,
+                        values: &values,
+                    };
                     animation.channel(b, node, json::animation::Property::Translation, keys);
                 }
                 if varies4 {
                     let values: Vec<f32> = rot.iter().flatten().copied().collect();
-                    let keys = Keys { input, interpolation: json::animation::Interpolation::Linear, ty: FloatType::Vec4, values: &values };
+                    let keys = Keys {
+                        input,
+                        interpolation: json::animation::Interpolation::Linear,
+                        ty: FloatType::Vec4,
+                        values: &values,
+                    };
                     animation.channel(b, node, json::animation::Property::Rotation, keys);
                 }
                 if let Some(p) = joint.parent {
@@ -241,4 +269,3 @@ pub(crate) fn agent_nodes(
     }
     records
 }
-

@@ -204,7 +204,11 @@ mod tests {
             bands: vec![Band { x: [0.1, 0.4], colour: [31, 119, 180], strip: [0.0, 0.1] }],
             marks: vec![0.1, 0.6],
         };
-        let chart = LineChart { title: "foot heights".into(), panels: vec![panel.clone(), panel.clone(), panel], ..LineChart::default() };
+        let chart = LineChart {
+            title: "foot heights".into(),
+            panels: vec![panel.clone(), panel.clone(), panel],
+            ..LineChart::default()
+        };
         let png = render_lines(&chart).unwrap();
         let decoder = png::Decoder::new(std::io::Cursor::new(png));
         let reader = decoder.read_info().unwrap();
