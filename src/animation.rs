@@ -361,17 +361,17 @@ impl Step<'_> {
 
 /// Synthesises one walking agent from its footstep plan; `start`/`end` are
 /// the boundary conventions at its ends (their weights give the boundary
-/// poses). Samples at `t = i · interval` covering the path's interval.
+/// poses). Keys at `t = i · interval` covering the path's interval, its
+/// start and end, and more where a planted foot needs them
+/// ([`refine_keys`]).
 pub fn synthesize_walker(
-    character: &Character,
-    gait: &GaitModel,
+    skeletal: &Skeletal,
     agent: &BakedAgent,
     plan: &FootstepPlan,
-    start: &BoundaryFootsteps,
-    end: &BoundaryFootsteps,
+    (start, end): (&BoundaryFootsteps, &BoundaryFootsteps),
     interval: f64,
-    root_pull: f64,
 ) -> (AgentAnimation, Trace) {
+    let (character, gait, root_pull) = (&skeletal.character, &skeletal.gait, skeletal.root_pull);
     let sk = &character.skeleton;
     let rest = sk.globals(&sk.rest_pose());
     let f = &plan.footsteps;
@@ -797,7 +797,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
             (Some(plan), PathEnds::Exogenous { entry, exit }) => {
                 let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
                 let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
-                synthesize_walker(character, gait, b, plan, &s, &e, interval, skeletal.root_pull)
+                synthesize_walker(skeletal, b, plan, (&s, &e), interval)
             }
             (Some(plan), PathEnds::Loop) => {
                 // The loop's convention, as the planner made it.
@@ -806,7 +806,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
                 let mut e = s;
                 e.left = f[f.len() - 1];
                 e.right = f[f.len() - 2];
-                synthesize_walker(character, gait, b, plan, &s, &e, interval, skeletal.root_pull)
+                synthesize_walker(skeletal, b, plan, (&s, &e), interval)
             }
             _ => synthesize_standing(character, gait, b, period, interval),
         };

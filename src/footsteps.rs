@@ -307,7 +307,7 @@ pub fn plan_agent(
     // Last resort: evenly spaced steps.
     let span = goal_t - start.left.t;
     let mut n = ((span / 0.55).round() as usize).max(1);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         n += 1; // left at start, right at the goal: an odd number of steps
     }
     let mut footsteps = vec![start.right, start.left];

@@ -158,7 +158,7 @@ fn draw_panel(c: &mut Canvas<'_>, panel: &LinePanel, area: Rect) -> Result<(), P
             match (x_px(p[0]), y_px(p[1])) {
                 (Some(x), Some(y)) if p[0].is_finite() && p[1].is_finite() => run.push([x, y]),
                 _ => {
-                    let clipped: Vec<[f64; 2]> = run.drain(..).collect();
+                    let clipped: Vec<[f64; 2]> = std::mem::take(&mut run);
                     if clipped.len() >= 2 {
                         for w in clipped.windows(2) {
                             if let Some((a, b)) = plot.clip_segment(w[0], w[1]) {
