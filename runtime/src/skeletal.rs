@@ -34,11 +34,12 @@
 use serde::{Deserialize, Serialize};
 
 /// A foot of a biped character.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Foot {
     /// The left foot (+X in the character's model frame).
+    #[default]
     Left,
     /// The right foot (−X in the character's model frame).
     Right,
@@ -86,6 +87,10 @@ impl std::fmt::Display for Foot {
 
 /// A foot plant: where and when a foot lands and how long it stays, for
 /// run-time decals, foot IK and gait phase.
+///
+/// Bakes write every field. When read, only `t` is required (what the gait
+/// phase needs); a missing `foot` reads as left, `position` as `[0, 0]`,
+/// `heading` and `lift` as 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Footstep {
@@ -93,14 +98,18 @@ pub struct Footstep {
     /// clock (see [`crate::format::BakedAgent`]).
     pub t: f64,
     /// Which foot plants.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub foot: Foot,
     /// Ground position of the foot joint while planted `[m]`, patch frame.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub position: [f64; 2],
     /// Heading of the body at the plant `[rad]`, patch frame (from +x towards
     /// +y), in `(−π, π]`.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub heading: f64,
     /// Unwrapped time the foot leaves the ground again `[s]` (its lift-off,
     /// after the other foot has planted).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub lift: f64,
 }
 

@@ -69,6 +69,7 @@
 //!     obstacles: vec![],
 //!     agents: vec![],
 //!     metrics: Metrics::default(),
+//!     skeletal: None,
 //! };
 //! let glb = write_glb(&patch, &GlbOptions::default())?;
 //! assert_eq!(&glb[..4], b"glTF");
