@@ -25,6 +25,7 @@
 //! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
 
 pub mod bake;
+pub mod bench;
 pub mod collision;
 pub mod geometry;
 pub mod io;

@@ -304,6 +304,19 @@ pub enum SolverKind {
     Default,
 }
 
+impl SolverKind {
+    /// Every solver, in the order benchmarks show them.
+    pub const ALL: [SolverKind; 2] = [SolverKind::Paper, SolverKind::Default];
+
+    /// The name in documents and on the command line (`paper`, `default`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Paper => "paper",
+            SolverKind::Default => "default",
+        }
+    }
+}
+
 /// Solver options of a patch document (`"solver": {…}`); every field is
 /// optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
+mod bench;
 mod preview;
 mod validate;
 
@@ -31,6 +32,8 @@ enum Command {
     Bake(bake::BakeArgs),
     /// Check pattern and patch documents and list every problem.
     Validate(validate::ValidateArgs),
+    /// Run the seed paper's benchmark protocol with several solvers side by side.
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -60,6 +63,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

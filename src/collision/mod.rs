@@ -15,11 +15,13 @@
 //! move. The loop stops at an iteration cap and says which agents still
 //! collide, when and where.
 
-use crate::geometry::{Vec2, closer_than, closest_approach, rotate, segment_obstacle_distance};
+use crate::geometry::{Vec2, closer_than, closest_approach, segment_obstacle_distance};
 use crate::model::{Crossing, Direction, Obstacle, Patch, SolverKind};
 use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+
+pub mod default;
+pub mod matrix;
+pub mod paper;
 
 /// Closest approach of two paths (or a path and a ghost).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,8 +42,15 @@ pub struct Approach {
 /// Closest approach of `a(t)` and `b(t + shift)` over their common times, or
 /// `None` if they never coexist. Sweeps both polylines once: O(n_a + n_b).
 pub fn closest_with_shift(a: &Path, b: &Path, shift: f64) -> Option<Approach> {
-    let t0 = a.start().max(b.start() - shift);
-    let t1 = a.end().min(b.end() - shift);
+    closest_with_shift_in(a, b, shift, f64::NEG_INFINITY, f64::INFINITY)
+}
+
+/// [`closest_with_shift`] restricted to the times `t ∈ [lo, hi]` of `a`
+/// (`b` at `t + shift`): the closest approach within a time window, or `None`
+/// if the paths do not coexist there. O(segments in the window).
+pub fn closest_with_shift_in(a: &Path, b: &Path, shift: f64, lo: f64, hi: f64) -> Option<Approach> {
+    let t0 = a.start().max(b.start() - shift).max(lo);
+    let t1 = a.end().min(b.end() - shift).min(hi);
     if t1 < t0 {
         return None;
     }
@@ -268,6 +277,10 @@ pub struct CollisionParams {
     pub merge_interval: f64,
     /// Solver variant.
     pub method: SolverKind,
+    /// Comfort speed u_cft `[m/s]`.
+    pub comfort_speed: f64,
+    /// Depth of the fixed crossing stubs `[m]`.
+    pub stub_depth: f64,
     /// Seed of the random rotations.
     pub seed: u64,
 }
@@ -283,6 +296,8 @@ impl CollisionParams {
             max_iterations: patch.solver.max_iterations,
             merge_interval: patch.solver.merge_interval,
             method: patch.solver.method,
+            comfort_speed: patch.comfort_speed,
+            stub_depth: patch.stub_depth(),
             seed: patch.seed,
         }
     }
@@ -291,11 +306,13 @@ impl CollisionParams {
 /// Entry of the distance matrix: closest approach and how far below its
 /// target it is (`gap < 0` ⇒ must be resolved).
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Cell {
-    gap: f64,
-    approach: Approach,
+pub struct Cell {
+    /// Distance minus target `[m]`.
+    pub gap: f64,
+    /// The closest approach.
+    pub approach: Approach,
     /// Direction pushing the agent away (obstacles only).
-    dir: Vec2,
+    pub dir: Vec2,
 }
 
 /// The distance matrix of Algorithm 2 with fixed-mover columns, kept up to
@@ -378,8 +395,8 @@ impl<'a> DistanceMatrix<'a> {
         self.update_row(paths, i, 0..paths.len());
     }
 
-    /// The worst entry: `(agent, other, gap, approach, push dir)`.
-    fn worst(&self) -> Option<(usize, Other, Cell)> {
+    /// The worst entry: `(agent, other, cell)`.
+    pub(crate) fn worst_entry(&self) -> Option<(usize, Other, Cell)> {
         let mut best: Option<(usize, Other, Cell)> = None;
         for (i, row) in self.agents.iter().enumerate() {
             for (j, c) in row.iter().enumerate().skip(i) {
@@ -406,7 +423,7 @@ impl<'a> DistanceMatrix<'a> {
 
     /// Smallest gap below target (negative ⇒ something to resolve).
     pub fn min_gap(&self) -> Option<f64> {
-        self.worst().map(|w| w.2.gap)
+        self.worst_entry().map(|w| w.2.gap)
     }
 
     /// Every entry closer than its real threshold (2r, or r to obstacles;
@@ -473,11 +490,19 @@ pub struct CollisionOutcome {
     pub remaining: Vec<Contact>,
     /// Whether the run was cancelled through the progress callback.
     pub cancelled: bool,
+    /// Global refinement rounds (linear programs solved).
+    pub lp_rounds: usize,
+    /// Pairs of boundary points proven inseparable; when not empty the
+    /// solver did not iterate.
+    pub infeasible: Vec<Conflict>,
 }
 
-/// Removes collisions between `agents` (in place) by Algorithm 2 of the
-/// seed paper. `progress(iteration, min_gap)` is called every iteration and
-/// may return `false` to cancel.
+/// Removes collisions between `agents` (in place) with the solver
+/// `params.method`: [`paper::remove_collisions`] (seed paper Algorithm 2 as
+/// written), [`default::remove_collisions`] (the project's solver) or
+/// [`social_forces::remove_collisions`] (Yersin et al. 2009).
+/// `progress(iteration, min_gap)` is called every iteration and may return
+/// `false` to cancel.
 pub fn remove_collisions(
     agents: &mut [Agent],
     obstacles: &[Obstacle],
@@ -485,114 +510,69 @@ pub fn remove_collisions(
     params: &CollisionParams,
     progress: &mut dyn FnMut(usize, f64) -> bool,
 ) -> CollisionOutcome {
-    let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
-    let (r, l) = (params.radius, params.size);
-    let paper = params.method == SolverKind::Paper;
-    let mut matrix = {
-        let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-        DistanceMatrix::new(&paths, obstacles, ghosts, params)
-    };
-    let mut iterations = 0;
-    let mut cancelled = false;
-    while let Some((i, other, cell)) = matrix.worst() {
-        if cell.gap >= 0.0 || iterations >= params.max_iterations {
-            break;
-        }
-        if !progress(iterations, cell.gap) {
-            cancelled = true;
-            break;
-        }
-        iterations += 1;
-        let ap = cell.approach;
-        let theta = 2.0 * r + params.margin;
-        let inside = |p: Vec2| p.x >= r && p.x <= l - r && p.y >= r && p.y <= l - r;
-        let clamp = |p: Vec2| crate::trajectory::clamp_inside(p, r, l);
-        match other {
-            Other::Agent(j) => {
-                let mut dp = ap.p_a - ap.p_b;
-                if dp.norm() < 1e-9 {
-                    // Exactly on top of each other: push across the relative motion.
-                    let va = agents[i].path.segment_velocity(agents[i].path.segment_at(ap.t_a));
-                    let vb = agents[j].path.segment_velocity(agents[j].path.segment_at(ap.t_b));
-                    let rel = va - vb;
-                    dp = if rel.norm() > 1e-9 {
-                        Vec2::new(-rel.y, rel.x)
-                    } else {
-                        rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                    };
-                }
-                let dir = dp.normalize();
-                let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
-                let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
-                let phi_i = rng.random_range(-0.5..=0.5);
-                let phi_j = rng.random_range(-0.5..=0.5);
-                // Control points at the closest approach (eq. 7 moves them).
-                let ki = agents[i].path.movable_point_at(ap.t_a, params.merge_interval);
-                let kj = agents[j].path.movable_point_at(ap.t_b, params.merge_interval);
-                // Same agent, two instances: inserting the second point may
-                // have shifted the first one's index; look it up again.
-                let ki = if i == j { agents[i].path.movable_point_at(ap.t_a, params.merge_interval) } else { ki };
-                if !paper {
-                    // One side cannot move: the other takes the whole push.
-                    match (ki, kj) {
-                        (None, Some(_)) => (wi, wj) = (0.0, 1.0),
-                        (Some(_), None) => (wi, wj) = (1.0, 0.0),
-                        _ => {}
-                    }
-                }
-                let fi = rotate(dir, phi_i) * theta * wi;
-                let fj = rotate(-dir, phi_j) * theta * wj;
-                let mut moves = Vec::new();
-                if let Some(k) = ki {
-                    moves.push((i, k, fi));
-                }
-                if let Some(k) = kj {
-                    moves.push((j, k, fj));
-                }
-                for (a, k, f) in moves {
-                    let p = agents[a].path.points[k].p + f;
-                    if inside(p) {
-                        agents[a].path.set_position(k, p);
-                    } else if !paper {
-                        agents[a].path.set_position(k, clamp(p));
-                    }
-                    // Paper: w = 0 when the point would leave the patch (eq. 6).
-                }
-                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                matrix.update(&paths, i);
-                if j != i {
-                    matrix.update(&paths, j);
-                }
-            }
-            Other::Obstacle(_) | Other::Ghost(_) => {
-                let dir = match other {
-                    Other::Obstacle(_) => cell.dir,
-                    _ => {
-                        let dp = ap.p_a - ap.p_b;
-                        if dp.norm() > 1e-9 {
-                            dp.normalize()
-                        } else {
-                            rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                        }
-                    }
-                };
-                let phi = rng.random_range(-0.5..=0.5);
-                if let Some(k) = agents[i].path.movable_point_at(ap.t_a, params.merge_interval) {
-                    let push = if paper { theta } else { (-cell.gap).max(0.0) + 0.5 * theta };
-                    let p = agents[i].path.points[k].p + rotate(dir, phi) * push;
-                    if inside(p) {
-                        agents[i].path.set_position(k, p);
-                    } else if !paper {
-                        agents[i].path.set_position(k, clamp(p));
-                    }
-                }
-                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                matrix.update(&paths, i);
+    match params.method {
+        SolverKind::Paper => paper::remove_collisions(agents, obstacles, ghosts, params, progress),
+        SolverKind::Default => default::remove_collisions(agents, obstacles, ghosts, params, progress),
+    }
+}
+
+/// Two boundary points whose fixed parts — crossing stubs inside the patch,
+/// ghosts outside (DESIGN.md "Seams") — come closer than 2r: no path through
+/// them can be collision-free, whatever the solver does, because neither part
+/// may move.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conflict {
+    /// One boundary point.
+    pub a: Crossing,
+    /// The other.
+    pub b: Crossing,
+    /// Closest distance of their fixed parts `[m]` (< 2r).
+    pub distance: f64,
+    /// Play time of that closest approach `[s]`.
+    pub time: f64,
+}
+
+impl Conflict {
+    /// `sides.south.entries[2] and sides.west.exits[0] come 0.412 m apart at t = 3.10 s (2r = 0.6 m)`.
+    pub fn describe(&self, radius: f64) -> String {
+        format!(
+            "{} and {} come {:.3} m apart at t = {:.2} s (2r = {} m)",
+            self.a.path(),
+            self.b.path(),
+            self.distance,
+            self.time,
+            2.0 * radius
+        )
+    }
+}
+
+/// Every pair of boundary points of `patch` that is proven inseparable (see
+/// [`Conflict`]). O(p²) in the number of boundary points.
+///
+/// The proof is exact in the crowd-patch model: each agent walks its fixed
+/// crossing stub (depth `stub_depth`, boundary velocity) inside the patch and
+/// the neighbour's agent walks the ghost (2r) outside; these never move, so two
+/// that come closer than 2r collide in every solution. DESIGN.md's criterion
+/// `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` (which assumes a speed bound) implies this
+/// one for the default boundary velocities (tested in `tests/bench.rs`).
+pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
+    conflicts_of(&patch.crossings(), patch.stub_depth(), patch.agent_radius, patch.period)
+}
+
+/// The inseparable pairs among `crossings` (see [`infeasibility`]).
+pub fn conflicts_of(crossings: &[Crossing], stub_depth: f64, radius: f64, period: f64) -> Vec<Conflict> {
+    let (depth, r, pi) = (stub_depth, radius, period);
+    let mut out = Vec::new();
+    for (i, a) in crossings.iter().enumerate() {
+        for b in &crossings[i + 1..] {
+            if let Some((d, t)) = crate::validate::fixed_parts_distance(a, b, depth, 2.0 * r, pi)
+                && d < 2.0 * r - 1e-9
+            {
+                out.push(Conflict { a: *a, b: *b, distance: d, time: t });
             }
         }
     }
-    let remaining = matrix.contacts();
-    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled }
+    out
 }
 
 /// Every contact between `agents` and the fixed movers, from scratch.
@@ -603,7 +583,7 @@ pub fn find_contacts(
     params: &CollisionParams,
 ) -> Vec<Contact> {
     let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-    DistanceMatrix::new(&paths, obstacles, ghosts, params).contacts()
+    matrix::IncrementalMatrix::new(&paths, obstacles, ghosts, params).contacts()
 }
 
 #[cfg(test)]
