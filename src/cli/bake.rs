@@ -25,8 +25,10 @@ pub enum MatchingArg {
 pub enum SolverArg {
     /// The seed paper's Algorithm 2 as written.
     Paper,
-    /// The project's solver (Algorithm 2 with stall handling).
+    /// The project's solver.
     Default,
+    /// The original crowd patches' social forces (Yersin et al. 2009).
+    SocialForces,
 }
 
 /// Arguments of `crowdpatch bake`.
@@ -122,6 +124,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         method: args.solver.map(|s| match s {
             SolverArg::Paper => SolverKind::Paper,
             SolverArg::Default => SolverKind::Default,
+            SolverArg::SocialForces => SolverKind::SocialForces,
         }),
     };
 

@@ -36,6 +36,8 @@ pub enum SolverName {
     Paper,
     /// The project's solver.
     Default,
+    /// The original crowd patches' social forces (Yersin et al. 2009).
+    SocialForces,
 }
 
 impl SolverName {
@@ -43,6 +45,7 @@ impl SolverName {
         match self {
             SolverName::Paper => SolverKind::Paper,
             SolverName::Default => SolverKind::Default,
+            SolverName::SocialForces => SolverKind::SocialForces,
         }
     }
 }
@@ -216,6 +219,7 @@ fn colour(s: SolverKind) -> [u8; 3] {
     match s {
         SolverKind::Paper => [230, 120, 20],
         SolverKind::Default => [31, 119, 180],
+        SolverKind::SocialForces => [44, 160, 44],
     }
 }
 

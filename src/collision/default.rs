@@ -25,6 +25,7 @@
 //!    and as a polish of speed and turn artefacts once collision-free.
 
 use super::matrix::IncrementalMatrix;
+use super::refine::{self, RefineSettings};
 use super::{CollisionOutcome, CollisionParams, Ghost, Other, conflicts_of};
 use crate::geometry::{Vec2, rotate};
 use crate::model::{Crossing, Obstacle};
@@ -75,6 +76,9 @@ pub fn remove_collisions(
         };
     }
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
+    let reference: Vec<Agent> = agents.to_vec();
+    let mut lp_rounds = 0;
+    let mut next_resolve = stall_budget(agents.len());
     let mut matrix = {
         let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
         IncrementalMatrix::new(&paths, obstacles, ghosts, params)
@@ -89,6 +93,23 @@ pub fn remove_collisions(
         if !progress(iterations, cell.gap) {
             cancelled = true;
             break;
+        }
+        if iterations >= next_resolve {
+            // The greedy pass stalls: solve the worst cluster jointly.
+            next_resolve += stall_budget(agents.len());
+            let cluster = cluster(&matrix, MAX_CLUSTER);
+            lp_rounds += refine::refine(
+                agents,
+                &reference,
+                &cluster,
+                obstacles,
+                ghosts,
+                params,
+                &RefineSettings::resolve(),
+                &mut matrix,
+                3,
+            );
+            continue;
         }
         iterations += 1;
         let ap = cell.approach;
@@ -154,15 +175,113 @@ pub fn remove_collisions(
             }
         }
     }
-    let remaining = matrix.contacts();
-    CollisionOutcome {
-        iterations,
-        converged: remaining.is_empty(),
-        remaining,
-        cancelled,
-        lp_rounds: 0,
-        infeasible: vec![],
+    if !cancelled && matrix.min_gap().is_none_or(|g| g >= 0.0) {
+        lp_rounds += polish(agents, &reference, obstacles, ghosts, params, &mut matrix);
     }
+    let remaining = matrix.contacts();
+    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled, lp_rounds, infeasible: vec![] }
+}
+
+/// Greedy iterations between two joint resolutions of a stalled cluster.
+fn stall_budget(n: usize) -> usize {
+    200 + 8 * n
+}
+
+/// Largest number of agents solved jointly when the greedy pass stalls.
+pub const MAX_CLUSTER: usize = 8;
+
+/// The agents of the worst remaining collisions, at most `max`.
+fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> Vec<usize> {
+    let mut near = matrix.near(0.0);
+    near.sort_by(|a, b| a.2.gap.total_cmp(&b.2.gap));
+    let mut out: Vec<usize> = Vec::new();
+    for (i, other, _) in near {
+        for a in [Some(i), if let Other::Agent(j) = other { Some(j) } else { None }].into_iter().flatten() {
+            if !out.contains(&a) && out.len() < max {
+                out.push(a);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Turn rate `[rad/s]` above which a collision-free path is polished.
+pub const POLISH_TURN_RATE: f64 = 3.0;
+/// Half-width `[s]` of the window of control points a polish moves around an
+/// agent's worst turn.
+pub const POLISH_HALF_WINDOW: f64 = 1.5;
+
+/// The largest turn rate `[rad/s]` of a path (as [`crate::metrics::turn_rates`])
+/// and the time of the control point where it happens.
+fn worst_turn(path: &Path) -> (f64, f64) {
+    let mut best = (0.0, path.start());
+    let mut prev: Option<(f64, f64)> = None;
+    for w in path.points.windows(2) {
+        let d = w[1].p - w[0].p;
+        let dt = w[1].t - w[0].t;
+        if d.norm() < 1e-6 || d.norm() / dt < 0.05 {
+            continue;
+        }
+        let h = d.y.atan2(d.x);
+        let mid = (w[0].t + w[1].t) / 2.0;
+        if let Some((ph, pm)) = prev
+            && mid > pm
+        {
+            let rate = crowdpatch_runtime::format::wrap_angle(h - ph).abs() / (mid - pm);
+            if rate > best.0 {
+                best = (rate, w[0].t);
+            }
+        }
+        prev = Some((h, mid));
+    }
+    best
+}
+
+/// Largest number of agents polished per patch.
+pub const MAX_POLISHED: usize = 3;
+
+/// Polishes the agents with the worst turn or speed artefacts one by one
+/// ([`refine::refine`] with [`RefineSettings::polish`]), keeping every
+/// separation. Returns the linear programs solved.
+fn polish(
+    agents: &mut [Agent],
+    reference: &[Agent],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+    matrix: &mut IncrementalMatrix<'_>,
+) -> usize {
+    let u_max = 1.5 * params.comfort_speed;
+    let score = |a: &Agent| {
+        let (turn, at) = worst_turn(&a.path);
+        let fast = crate::metrics::speed_stats(std::slice::from_ref(a), params.comfort_speed).max / u_max;
+        ((turn / POLISH_TURN_RATE).max(fast), at)
+    };
+    let mut scored: Vec<(f64, usize, f64)> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (s, at) = score(a);
+            (s, i, at)
+        })
+        .filter(|(s, _, _)| *s > 1.0)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut solved = 0;
+    for &(before, i, at) in scored.iter().take(MAX_POLISHED) {
+        let saved = agents[i].path.clone();
+        let settings =
+            RefineSettings { window: Some((at - POLISH_HALF_WINDOW, at + POLISH_HALF_WINDOW)), ..RefineSettings::polish() };
+        solved += refine::refine(agents, reference, &[i], obstacles, ghosts, params, &settings, matrix, 1);
+        // Keep the polish only where it lowered this agent's worst artefact.
+        if score(&agents[i]).0 >= before && agents[i].path != saved {
+            agents[i].path = saved;
+            let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+            matrix.update(&paths, i, None);
+        }
+    }
+    solved
 }
 
 fn union(a: Window, b: Window) -> Window {

@@ -22,6 +22,8 @@ use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
 pub mod default;
 pub mod matrix;
 pub mod paper;
+pub mod refine;
+pub mod social_forces;
 
 /// Closest approach of two paths (or a path and a ghost).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -513,6 +515,7 @@ pub fn remove_collisions(
     match params.method {
         SolverKind::Paper => paper::remove_collisions(agents, obstacles, ghosts, params, progress),
         SolverKind::Default => default::remove_collisions(agents, obstacles, ghosts, params, progress),
+        SolverKind::SocialForces => social_forces::remove_collisions(agents, obstacles, ghosts, params, progress),
     }
 }
 
