@@ -303,17 +303,12 @@ impl<'a> IncrementalMatrix<'a> {
         }
         stats.exact += near.count_ones() as usize;
         stats.pruned += (mask.count_ones() - near.count_ones()) as usize;
-        // Runs of consecutive near blocks, each swept once per period and shift.
-        let mut blk = 0;
-        while near >> blk != 0 && blk < blocks.count {
-            if near & (1 << blk) == 0 {
-                blk += 1;
-                continue;
-            }
-            let first = blk;
-            while blk < blocks.count && near & (1 << blk) != 0 {
-                blk += 1;
-            }
+        // The near blocks as one span of play time (sweeping a few far blocks
+        // inside it costs less than a sweep per run), once per period and
+        // shift.
+        if near != 0 {
+            let first = near.trailing_zeros() as usize;
+            let blk = 64 - near.leading_zeros() as usize;
             let (p0, p1) = (first as f64 * blocks.len, blk as f64 * blocks.len);
             // Periods m with [p0 + mπ, p1 + mπ] meeting a's times.
             let m0 = ((a.start() - p1) / period).ceil() as i64;

@@ -15,7 +15,7 @@
 //! move. The loop stops at an iteration cap and says which agents still
 //! collide, when and where.
 
-use crate::geometry::{Vec2, closer_than, closest_approach, segment_obstacle_distance};
+use crate::geometry::{Vec2, closer_than, segment_obstacle_distance};
 use crate::model::{Crossing, Direction, Obstacle, Patch, SolverKind};
 use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
 
@@ -59,25 +59,24 @@ pub fn closest_with_shift_in(a: &Path, b: &Path, shift: f64, lo: f64, hi: f64) -
     let mut i = a.segment_at(t0);
     let mut j = b.segment_at(t0 + shift);
     let mut t = t0;
-    let mut best: Option<Approach> = None;
+    let (mut va, mut vb) = (a.segment_velocity(i), b.segment_velocity(j));
+    // (squared distance, start, offset, positions and velocities there)
+    let mut best: Option<(f64, f64, f64, Vec2, Vec2, Vec2, Vec2)> = None;
     loop {
         let ea = a.points[i + 1].t;
         let eb = b.points[j + 1].t - shift;
         let te = ea.min(eb).min(t1);
         if te >= t {
-            let va = a.segment_velocity(i);
-            let vb = b.segment_velocity(j);
             let pa = a.points[i].p + va * (t - a.points[i].t);
             let pb = b.points[j].p + vb * (t + shift - b.points[j].t);
-            let (dt, d) = closest_approach(pa, va, pb, vb, te - t);
-            if best.is_none_or(|bst| d < bst.distance) {
-                best = Some(Approach {
-                    distance: d,
-                    t_a: t + dt,
-                    t_b: t + dt + shift,
-                    p_a: pa + va * dt,
-                    p_b: pb + vb * dt,
-                });
+            // Eqs. 8–10 (as `geometry::closest_approach`), squared.
+            let w = pa - pb;
+            let dv = va - vb;
+            let dv2 = dv.norm_squared();
+            let dt = if dv2 > 0.0 { (-w.dot(&dv) / dv2).clamp(0.0, te - t) } else { 0.0 };
+            let d2 = (w + dv * dt).norm_squared();
+            if best.is_none_or(|bst| d2 < bst.0) {
+                best = Some((d2, t, dt, pa, va, pb, vb));
             }
         }
         if te >= t1 {
@@ -92,9 +91,21 @@ pub fn closest_with_shift_in(a: &Path, b: &Path, shift: f64, lo: f64, hi: f64) -
         if i + 1 >= a.points.len() || j + 1 >= b.points.len() {
             break;
         }
+        if ea <= te {
+            va = a.segment_velocity(i);
+        }
+        if eb <= te {
+            vb = b.segment_velocity(j);
+        }
         t = te;
     }
-    best
+    best.map(|(d2, t, dt, pa, va, pb, vb)| Approach {
+        distance: d2.sqrt(),
+        t_a: t + dt,
+        t_b: t + dt + shift,
+        p_a: pa + va * dt,
+        p_b: pb + vb * dt,
+    })
 }
 
 /// The period shifts `k` at which `a(t)` and `b(t + kπ)` coexist.
