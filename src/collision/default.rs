@@ -111,68 +111,29 @@ pub fn remove_collisions(
             );
             continue;
         }
-        iterations += 1;
-        let ap = cell.approach;
-        let amount = -cell.gap * (1.0 + OVERSHOOT) + EXTRA_PUSH;
-        match other {
-            Other::Agent(j) => {
-                let mut dp = ap.p_a - ap.p_b;
-                if dp.norm() < 1e-9 {
-                    let va = velocity_at(&agents[i].path, ap.t_a);
-                    let vb = velocity_at(&agents[j].path, ap.t_b);
-                    let rel = va - vb;
-                    dp = if rel.norm() > 1e-9 {
-                        Vec2::new(-rel.y, rel.x)
-                    } else {
-                        rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                    };
-                }
-                let dir = dp.normalize();
-                let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
-                let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
-                match (can_move(&agents[i].path), can_move(&agents[j].path)) {
-                    (false, true) => (wi, wj) = (0.0, 1.0),
-                    (true, false) => (wi, wj) = (1.0, 0.0),
-                    _ => {}
-                }
-                let phi_i = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
-                let phi_j = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
-                let di = rotate(dir, phi_i) * amount * wi;
-                let dj = rotate(-dir, phi_j) * amount * wj;
-                if i == j {
-                    let w1 = bump(&mut agents[i].path, ap.t_a, di, params, BUMP_HALF_WIDTH);
-                    let w2 = bump(&mut agents[i].path, ap.t_b, dj, params, BUMP_HALF_WIDTH);
-                    let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                    matrix.update(&paths, i, union(w1, w2).as_ref().map(std::slice::from_ref));
-                } else {
-                    let w1 = (wi > 0.0).then(|| bump(&mut agents[i].path, ap.t_a, di, params, BUMP_HALF_WIDTH));
-                    let w2 = (wj > 0.0).then(|| bump(&mut agents[j].path, ap.t_b, dj, params, BUMP_HALF_WIDTH));
-                    let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                    if let Some(w) = w1 {
-                        matrix.update(&paths, i, w.as_ref().map(std::slice::from_ref));
-                    }
-                    if let Some(w) = w2 {
-                        matrix.update(&paths, j, w.as_ref().map(std::slice::from_ref));
-                    }
+        // One pass: every current collision is pushed, worst first, from the
+        // matrix as it stands; each moved agent's row is updated once, over
+        // the union of its windows.
+        let mut batch = matrix.near(0.0);
+        batch.sort_by(|x, y| x.2.gap.total_cmp(&y.2.gap));
+        let mut touched: Vec<(usize, Window)> = Vec::new();
+        let _ = (i, other, cell);
+        for (i, other, cell) in batch {
+            if iterations >= params.max_iterations {
+                break;
+            }
+            iterations += 1;
+            for (a, w) in push(agents, i, other, &cell, params, &mut rng) {
+                match touched.iter_mut().find(|t| t.0 == a) {
+                    Some(t) => t.1 = union(t.1, w),
+                    None => touched.push((a, w)),
                 }
             }
-            Other::Obstacle(_) | Other::Ghost(_) => {
-                let dir = match other {
-                    Other::Obstacle(_) => cell.dir,
-                    _ => {
-                        let dp = ap.p_a - ap.p_b;
-                        if dp.norm() > 1e-9 {
-                            dp.normalize()
-                        } else {
-                            rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                        }
-                    }
-                };
-                let phi = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
-                let w = bump(&mut agents[i].path, ap.t_a, rotate(dir, phi) * amount, params, BUMP_HALF_WIDTH);
-                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                matrix.update(&paths, i, w.as_ref().map(std::slice::from_ref));
-            }
+        }
+        touched.sort_by_key(|t| t.0);
+        let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+        for (a, w) in touched {
+            matrix.update(&paths, a, w.as_ref().map(std::slice::from_ref));
         }
     }
     if !cancelled && matrix.min_gap().is_none_or(|g| g >= 0.0) {
@@ -180,6 +141,72 @@ pub fn remove_collisions(
     }
     let remaining = matrix.contacts();
     CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled, lp_rounds, infeasible: vec![] }
+}
+
+/// Pushes one colliding pair apart (see the module docs) and returns the
+/// agents moved with the windows of their paths that changed.
+fn push(
+    agents: &mut [Agent],
+    i: usize,
+    other: Other,
+    cell: &super::Cell,
+    params: &CollisionParams,
+    rng: &mut ChaCha8Rng,
+) -> Vec<(usize, Window)> {
+        let ap = cell.approach;
+    let amount = -cell.gap * (1.0 + OVERSHOOT) + EXTRA_PUSH;
+    match other {
+        Other::Agent(j) => {
+            let mut dp = ap.p_a - ap.p_b;
+            if dp.norm() < 1e-9 {
+                let va = velocity_at(&agents[i].path, ap.t_a);
+                let vb = velocity_at(&agents[j].path, ap.t_b);
+                let rel = va - vb;
+                dp = if rel.norm() > 1e-9 {
+                    Vec2::new(-rel.y, rel.x)
+                } else {
+                    rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
+                };
+            }
+            let dir = dp.normalize();
+            let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
+            let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
+            match (can_move(&agents[i].path), can_move(&agents[j].path)) {
+                (false, true) => (wi, wj) = (0.0, 1.0),
+                (true, false) => (wi, wj) = (1.0, 0.0),
+                _ => {}
+            }
+            let phi_i = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
+            let phi_j = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
+            let di = rotate(dir, phi_i) * amount * wi;
+            let dj = rotate(-dir, phi_j) * amount * wj;
+            if i == j {
+                let w1 = bump(&mut agents[i].path, ap.t_a, di, params, BUMP_HALF_WIDTH);
+                let w2 = bump(&mut agents[i].path, ap.t_b, dj, params, BUMP_HALF_WIDTH);
+                vec![(i, union(w1, w2))]
+            } else {
+                let w1 = (wi > 0.0).then(|| bump(&mut agents[i].path, ap.t_a, di, params, BUMP_HALF_WIDTH));
+                let w2 = (wj > 0.0).then(|| bump(&mut agents[j].path, ap.t_b, dj, params, BUMP_HALF_WIDTH));
+                w1.map(|w| (i, w)).into_iter().chain(w2.map(|w| (j, w))).collect()
+            }
+        }
+        Other::Obstacle(_) | Other::Ghost(_) => {
+            let dir = match other {
+                Other::Obstacle(_) => cell.dir,
+                _ => {
+                    let dp = ap.p_a - ap.p_b;
+                    if dp.norm() > 1e-9 {
+                        dp.normalize()
+                    } else {
+                        rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
+                    }
+                }
+            };
+            let phi = rng.random_range(-MAX_ROTATION..=MAX_ROTATION);
+            let w = bump(&mut agents[i].path, ap.t_a, rotate(dir, phi) * amount, params, BUMP_HALF_WIDTH);
+            vec![(i, w)]
+        }
+    }
 }
 
 /// Greedy iterations between two joint resolutions of a stalled cluster.
@@ -239,7 +266,7 @@ fn worst_turn(path: &Path) -> (f64, f64) {
 }
 
 /// Largest number of agents polished per patch.
-pub const MAX_POLISHED: usize = 3;
+pub const MAX_POLISHED: usize = 2;
 
 /// Polishes the agents with the worst turn or speed artefacts one by one
 /// ([`refine::refine`] with [`RefineSettings::polish`]), keeping every

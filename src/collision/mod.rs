@@ -576,9 +576,16 @@ pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
 /// The inseparable pairs among `crossings` (see [`infeasibility`]).
 pub fn conflicts_of(crossings: &[Crossing], stub_depth: f64, radius: f64, period: f64) -> Vec<Conflict> {
     let (depth, r, pi) = (stub_depth, radius, period);
+    // How far a boundary point's fixed parts reach from it `[m]`.
+    let reach = |c: &Crossing| c.velocity.norm() * c.time_to_depth(depth).max(c.time_to_depth(2.0 * r));
+    let reaches: Vec<f64> = crossings.iter().map(reach).collect();
     let mut out = Vec::new();
     for (i, a) in crossings.iter().enumerate() {
-        for b in &crossings[i + 1..] {
+        for (j, b) in crossings.iter().enumerate().skip(i + 1) {
+            // Parts that cannot come within 2r of each other.
+            if (a.position - b.position).norm() >= reaches[i] + reaches[j] + 2.0 * r {
+                continue;
+            }
             if let Some((d, t)) = crate::validate::fixed_parts_distance(a, b, depth, 2.0 * r, pi)
                 && d < 2.0 * r - 1e-9
             {
