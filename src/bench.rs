@@ -136,15 +136,14 @@ impl Protocol {
     }
 
     /// Whether two boundary points may both be placed in a *separated*
-    /// patch: `|p₁ − p₂| + u_cft·|Δt| ≥ 4r` (DESIGN.md), and their fixed
-    /// crossing stubs and ghosts stay 2r apart — the first alone lets a few
-    /// pairs meet at a corner, where the stubs of two adjacent sides converge
-    /// (3 patches in the 1000 of the protocol), and such a patch is invalid
-    /// (`crowdpatch validate` rejects it as inseparable).
+    /// patch: `|p₁ − p₂| + u_cft·|Δt| ≥ 4r` (DESIGN.md), and they are not
+    /// proven inseparable ([`crate::collision::conflicts_of`]) — the first
+    /// alone lets a few pairs meet at a corner, where the stubs of two
+    /// adjacent sides converge (3 to 5 patches in the 1000 of the protocol).
     fn separable(&self, a: &Crossing, b: &Crossing) -> bool {
         let (l, pi, r, u) = (self.size, self.period, self.agent_radius, self.comfort_speed);
         separation(a.side, a.s, a.t, b.side, b.s, b.t, l, pi, u) >= 4.0 * r
-            && crate::validate::fixed_parts_distance(a, b, r, 2.0 * r, pi).is_none_or(|(d, _)| d >= 2.0 * r)
+            && crate::collision::conflicts_of(&[*a, *b], r, r, pi, crate::collision::max_walking_speed(u)).is_empty()
     }
 }
 
@@ -276,12 +275,26 @@ impl Percentiles {
     pub fn of(values: impl IntoIterator<Item = f64>) -> Percentiles {
         let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
-            return Percentiles { p50: f64::NAN, p90: f64::NAN, p99: f64::NAN, max: f64::NAN, mean: f64::NAN, total: 0.0 };
+            return Percentiles {
+                p50: f64::NAN,
+                p90: f64::NAN,
+                p99: f64::NAN,
+                max: f64::NAN,
+                mean: f64::NAN,
+                total: 0.0,
+            };
         }
         v.sort_by(f64::total_cmp);
         let at = |q: f64| v[(((v.len() as f64) * q).ceil() as usize).clamp(1, v.len()) - 1];
         let total: f64 = v.iter().sum();
-        Percentiles { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: v[v.len() - 1], mean: total / v.len() as f64, total }
+        Percentiles {
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            max: v[v.len() - 1],
+            mean: total / v.len() as f64,
+            total,
+        }
     }
 }
 
@@ -417,9 +430,8 @@ pub fn summarise(protocol: &Protocol, solvers: &[SolverKind], rows: &[CaseResult
                     && rows.iter().any(|p| p.solver == SolverKind::Paper && p.n == r.n && p.run == r.run && p.converged)
             };
             let mine: Vec<&CaseResult> = of(s.solver).filter(both).collect();
-            let theirs: Vec<&CaseResult> = of(SolverKind::Paper)
-                .filter(|p| mine.iter().any(|r| r.n == p.n && r.run == p.run))
-                .collect();
+            let theirs: Vec<&CaseResult> =
+                of(SolverKind::Paper).filter(|p| mine.iter().any(|r| r.n == p.n && r.run == p.run)).collect();
             against_paper.push(Comparison {
                 solver: s.solver,
                 speedup_solve_at_n_max: paper.solve_ms_median_at_n_max / s.solve_ms_median_at_n_max,

@@ -14,10 +14,11 @@
 //! | documents, validation | [`model`], [`validate`] | §3.1 |
 //! | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
 //! | 2. initial paths | [`trajectory`] | §3.3 |
-//! | 3. collision removal | [`collision`] | §3.4, Algorithm 2, eqs. 5–10 |
+//! | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
 //! | pipeline | [`bake`] | Figure 3 |
+//! | benchmark protocol | [`bench`] | §4, Figure 6 |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
 //! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.

@@ -335,7 +335,10 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
 pub fn hermite(p0: Vec2, v0: Vec2, p1: Vec2, v1: Vec2, h: f64, t: f64) -> Vec2 {
     let s = t / h;
     let (s2, s3) = (s * s, s * s * s);
-    p0 * (2.0 * s3 - 3.0 * s2 + 1.0) + v0 * (h * (s3 - 2.0 * s2 + s)) + p1 * (3.0 * s2 - 2.0 * s3) + v1 * (h * (s3 - s2))
+    p0 * (2.0 * s3 - 3.0 * s2 + 1.0)
+        + v0 * (h * (s3 - 2.0 * s2 + s))
+        + p1 * (3.0 * s2 - 2.0 * s3)
+        + v1 * (h * (s3 - s2))
 }
 
 /// The initial route of the `default` solver between the stub ends

@@ -117,11 +117,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         VariantArg::Separated => Variant::Separated,
     };
     let protocol = Protocol { n_min: args.n_min, n_max: args.n_max, runs: args.runs, ..Protocol::opt(variant) };
-    let mut solvers: Vec<SolverKind> = if args.solver.is_empty() {
-        SolverKind::ALL.to_vec()
-    } else {
-        args.solver.iter().map(|s| s.kind()).collect()
-    };
+    let mut solvers: Vec<SolverKind> =
+        if args.solver.is_empty() { SolverKind::ALL.to_vec() } else { args.solver.iter().map(|s| s.kind()).collect() };
     solvers.dedup();
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
 
@@ -134,9 +131,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         ProgressBar::with_draw_target(Some(tasks.len() as u64), ProgressDrawTarget::stderr())
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} patches·solvers, eta {eta} {wide_msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} patches·solvers, eta {eta} {wide_msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.enable_steady_tick(Duration::from_millis(120));
     let load_before = load_average();
@@ -172,7 +171,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         csv.push('\n');
     }
     let csv_path = args.out.join("bench.csv");
-    crowdpatch::io::write_atomic(&csv_path, csv.as_bytes()).with_context(|| format!("writing {}", csv_path.display()))?;
+    crowdpatch::io::write_atomic(&csv_path, csv.as_bytes())
+        .with_context(|| format!("writing {}", csv_path.display()))?;
 
     // summary.json
     let summary = summarise(&protocol, &solvers, &rows);

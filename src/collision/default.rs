@@ -5,11 +5,14 @@
 //!    ghosts come closer than 2r make every solution collide
 //!    ([`super::infeasibility`]); such a patch is reported with the culprit
 //!    points at once instead of being iterated to the cap.
-//! 2. **Greedy pass** over the [`IncrementalMatrix`] (pruned, windowed
-//!    updates, O(n) worst-pair search). The worst pair is pushed apart by
-//!    what it lacks (not a fixed θ): `Δ = 1.2·(target − d) + 1 cm`, split by
-//!    the speed weights of eq. 6 and turned by a small seeded random angle
-//!    (`|φ| ≤ 0.25` rad) against cycles.
+//! 2. **Greedy passes** over the [`IncrementalMatrix`] (space-time pruning,
+//!    windowed updates, O(n) worst-pair search). Each pass pushes every
+//!    current collision, worst first, apart by what it lacks (not a fixed θ):
+//!    `Δ = (1 + OVERSHOOT)·(target − d) + 1 cm`, split by the speed weights of
+//!    eq. 6 and turned by a small seeded random angle (`|φ| ≤ 0.25` rad)
+//!    against cycles; then each moved agent's row is updated once, over the
+//!    union of its changed windows. An iteration is one push, as in
+//!    Algorithm 2.
 //! 3. **Moves in space and time** (seed paper §5, "Spatial moving of
 //!    waypoints only", and §6): each agent's displacement at its closest
 //!    approach is split into the part along its own velocity, applied as a
@@ -44,6 +47,11 @@ pub const MAX_ROTATION: f64 = 0.25;
 /// Time `[s]` over which a move fades in after a fixed crossing stub (and
 /// out before one).
 pub const STUB_RAMP: f64 = 0.4;
+/// No move makes a segment faster than this many times u_cft (unless it
+/// already was).
+pub const HARD_SPEED_FACTOR: f64 = 2.0;
+/// Pushes of one pair after which its moves get narrow and reach the stubs.
+pub const STUBBORN: u32 = 4;
 /// Shortest time `[s]` between two control points a time shift may leave
 /// (or the current spacing, if already shorter).
 pub const MIN_SPACING: f64 = 0.05;
@@ -63,7 +71,13 @@ pub fn remove_collisions(
     progress: &mut dyn FnMut(usize, f64) -> bool,
 ) -> CollisionOutcome {
     let crossings: Vec<Crossing> = ghosts.iter().map(|g| g.crossing).collect();
-    let infeasible = conflicts_of(&crossings, params.stub_depth, params.radius, params.period);
+    let infeasible = conflicts_of(
+        &crossings,
+        params.stub_depth,
+        params.radius,
+        params.period,
+        super::max_walking_speed(params.comfort_speed),
+    );
     if !infeasible.is_empty() {
         let remaining = super::find_contacts(agents, obstacles, ghosts, params);
         return CollisionOutcome {
@@ -85,6 +99,7 @@ pub fn remove_collisions(
     };
 
     let mut iterations = 0;
+    let mut hits: std::collections::BTreeMap<(usize, Other), u32> = std::collections::BTreeMap::new();
     let mut cancelled = false;
     while let Some((i, other, cell)) = matrix.worst_entry() {
         if cell.gap >= 0.0 || iterations >= params.max_iterations {
@@ -123,7 +138,10 @@ pub fn remove_collisions(
                 break;
             }
             iterations += 1;
-            for (a, w) in push(agents, i, other, &cell, params, &mut rng) {
+            let count = hits.entry((i, other)).or_insert(0u32);
+            *count += 1;
+            let count = *count;
+            for (a, w) in push(agents, i, other, &cell, params, &mut rng, count) {
                 match touched.iter_mut().find(|t| t.0 == a) {
                     Some(t) => t.1 = union(t.1, w),
                     None => touched.push((a, w)),
@@ -140,7 +158,14 @@ pub fn remove_collisions(
         lp_rounds += polish(agents, &reference, obstacles, ghosts, params, &mut matrix);
     }
     let remaining = matrix.contacts();
-    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled, lp_rounds, infeasible: vec![] }
+    CollisionOutcome {
+        iterations,
+        converged: remaining.is_empty(),
+        remaining,
+        cancelled,
+        lp_rounds,
+        infeasible: vec![],
+    }
 }
 
 /// Pushes one colliding pair apart (see the module docs) and returns the
@@ -152,8 +177,13 @@ fn push(
     cell: &super::Cell,
     params: &CollisionParams,
     rng: &mut ChaCha8Rng,
+    hits: u32,
 ) -> Vec<(usize, Window)> {
-        let ap = cell.approach;
+    // A pair pushed again and again gets narrower, sharper moves that reach
+    // right up to the stubs.
+    let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
+    let bump = |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| bump_with(path, t, d, params, h, ramp);
+    let ap = cell.approach;
     let amount = -cell.gap * (1.0 + OVERSHOOT) + EXTRA_PUSH;
     match other {
         Other::Agent(j) => {
@@ -171,7 +201,7 @@ fn push(
             let dir = dp.normalize();
             let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
             let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
-            match (can_move(&agents[i].path), can_move(&agents[j].path)) {
+            match (can_move_at(&agents[i].path, ap.t_a), can_move_at(&agents[j].path, ap.t_b)) {
                 (false, true) => (wi, wj) = (0.0, 1.0),
                 (true, false) => (wi, wj) = (1.0, 0.0),
                 _ => {}
@@ -298,8 +328,10 @@ fn polish(
     let mut solved = 0;
     for &(before, i, at) in scored.iter().take(MAX_POLISHED) {
         let saved = agents[i].path.clone();
-        let settings =
-            RefineSettings { window: Some((at - POLISH_HALF_WINDOW, at + POLISH_HALF_WINDOW)), ..RefineSettings::polish() };
+        let settings = RefineSettings {
+            window: Some((at - POLISH_HALF_WINDOW, at + POLISH_HALF_WINDOW)),
+            ..RefineSettings::polish()
+        };
         solved += refine::refine(agents, reference, &[i], obstacles, ghosts, params, &settings, matrix, 1);
         // Keep the polish only where it lowered this agent's worst artefact.
         if score(&agents[i]).0 >= before && agents[i].path != saved {
@@ -316,6 +348,13 @@ fn union(a: Window, b: Window) -> Window {
         (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
         _ => None,
     }
+}
+
+/// Whether moving a path's free part can change its position at time `t`
+/// (not on a fixed stub).
+fn can_move_at(path: &Path, t: f64) -> bool {
+    let (lo, hi) = path.free_range();
+    hi - lo > 1e-3 && (path.looped || (t > lo + 0.02 && t < hi - 0.02))
 }
 
 /// Whether a path has a free part that can move.
@@ -354,6 +393,12 @@ pub fn kernel(dt: f64, h: f64) -> f64 {
 /// Returns the time window that changed (in the path's times before the move)
 /// or `None` (changed anywhere, e.g. across a loop's seam).
 pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) -> Window {
+    bump_with(path, t, d, params, h, STUB_RAMP)
+}
+
+/// [`bump`] with the fade-in near the fixed stubs over `ramp` `[s]` instead of
+/// [`STUB_RAMP`] (a pair that keeps colliding next to a stub needs the room).
+pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64, ramp_time: f64) -> Window {
     let (lo, hi) = path.free_range();
     if hi - lo <= 1e-3 {
         return Some((t, t));
@@ -382,7 +427,7 @@ pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) 
     let n = path.points.len();
     // Near a fixed stub the move fades in over STUB_RAMP, so the path leaves
     // the stub without a kink.
-    let ramp = |s: f64| if looped { 1.0 } else { ((s - lo).min(hi - s) / STUB_RAMP).clamp(0.0, 1.0) };
+    let ramp = |s: f64| if looped { 1.0 } else { ((s - lo).min(hi - s) / ramp_time).clamp(0.0, 1.0) };
     let weights: Vec<f64> = (0..n)
         .map(|k| {
             let s = path.points[k].t;
@@ -390,8 +435,7 @@ pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) 
         })
         .collect();
     // Time shift: loop ends keep their times.
-    let tweights: Vec<f64> =
-        (0..n).map(|k| if looped && (k == 0 || k == n - 1) { 0.0 } else { weights[k] }).collect();
+    let tweights: Vec<f64> = (0..n).map(|k| if looped && (k == 0 || k == n - 1) { 0.0 } else { weights[k] }).collect();
     let v = velocity_at(path, tc);
     let speed = v.norm();
     let mut dt = 0.0;
@@ -412,10 +456,16 @@ pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) 
     let (r, l) = (params.radius, params.size);
     let u_max = 1.5 * params.comfort_speed;
     let original = path.points.clone();
-    let mut applied = false;
-    for attempt in 0..4 {
-        let dt_try = if attempt == 3 { 0.0 } else { dt * 0.5f64.powi(attempt) };
-        let spatial = d + v * dt_try;
+    // Attempts: the whole move; then the time shift halved, quartered and
+    // dropped; then the spatial move halved down to nothing — until no
+    // segment the move touches walks faster than the limit (or faster than
+    // before, if it already did).
+    let u_hard = HARD_SPEED_FACTOR * params.comfort_speed;
+    let attempts: [(f64, f64); 8] =
+        [(1.0, 1.0), (0.5, 1.0), (0.25, 1.0), (0.0, 1.0), (0.0, 0.5), (0.0, 0.25), (0.0, 0.125), (0.0, 0.0)];
+    for (ft, fs) in attempts {
+        let dt_try = dt * ft;
+        let spatial = (d + v * dt_try) * fs;
         for k in 0..n {
             let mut c = original[k];
             if weights[k] > 0.0 {
@@ -428,21 +478,19 @@ pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) 
             let p = path.points[0].p;
             path.points[n - 1].p = p;
         }
-        // Speed limit on the segments whose timing changed.
         let too_fast = (0..n - 1).any(|k| {
-            if tweights[k] == 0.0 && tweights[k + 1] == 0.0 {
+            if weights[k] == 0.0 && weights[k + 1] == 0.0 {
                 return false;
             }
             let new = path.segment_velocity(k).norm();
             let old = (original[k + 1].p - original[k].p).norm() / (original[k + 1].t - original[k].t);
-            new > u_max && new > old + 1e-9
+            let changed_time = tweights[k] != 0.0 || tweights[k + 1] != 0.0;
+            (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9) || (new > u_hard && new > old + 1e-9)
         });
-        if !too_fast || dt_try == 0.0 {
-            applied = true;
+        if !too_fast {
             break;
         }
     }
-    debug_assert!(applied);
     let changed: Vec<usize> = (0..n).filter(|&k| weights[k] > 0.0).collect();
     let (Some(&first), Some(&last)) = (changed.first(), changed.last()) else {
         return Some((tc, tc));

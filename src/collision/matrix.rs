@@ -536,7 +536,8 @@ impl<'a> IncrementalMatrix<'a> {
             (Other::Agent(c), self.agents[i * self.n + c])
         } else {
             let k = c - self.n;
-            let other = if k < self.obstacles.len() { Other::Obstacle(k) } else { Other::Ghost(k - self.obstacles.len()) };
+            let other =
+                if k < self.obstacles.len() { Other::Obstacle(k) } else { Other::Ghost(k - self.obstacles.len()) };
             (other, self.fixed[i * nf + k])
         };
         match entry {

@@ -241,7 +241,7 @@ pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
 }
 
 /// What an agent collides with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Other {
     /// Another agent (or, if the same index, another instance of itself).
     Agent(usize),
@@ -570,11 +570,29 @@ impl Conflict {
 /// `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` (which assumes a speed bound) implies this
 /// one for the default boundary velocities (tested in `tests/bench.rs`).
 pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
-    conflicts_of(&patch.crossings(), patch.stub_depth(), patch.agent_radius, patch.period)
+    conflicts_of(&patch.crossings(), patch.stub_depth(), patch.agent_radius, patch.period, max_walking_speed(patch.comfort_speed))
 }
 
-/// The inseparable pairs among `crossings` (see [`infeasibility`]).
-pub fn conflicts_of(crossings: &[Crossing], stub_depth: f64, radius: f64, period: f64) -> Vec<Conflict> {
+/// The walking speed `[m/s]` up to which infeasibility is proven: twice the
+/// comfort speed (the default solver never makes a segment faster).
+pub fn max_walking_speed(comfort_speed: f64) -> f64 {
+    default::HARD_SPEED_FACTOR * comfort_speed
+}
+
+/// The inseparable pairs among `crossings` (see [`infeasibility`]): with
+/// free parts walking at most `max_speed` `[m/s]`, two boundary points whose
+/// fixed parts have points `p_a(t)`, `p_b(t')` (a period shift apart, not
+/// both ghosts) with `|p_a(t) − p_b(t')| + max_speed·|t − t'| < 2r` collide in
+/// every solution: when `a` is at `p_a(t)`, `b` can be at most
+/// `max_speed·|t − t'|` from `p_b(t')`. `t = t'` is the plain overlap of the
+/// fixed parts, which needs no speed bound.
+pub fn conflicts_of(
+    crossings: &[Crossing],
+    stub_depth: f64,
+    radius: f64,
+    period: f64,
+    max_speed: f64,
+) -> Vec<Conflict> {
     let (depth, r, pi) = (stub_depth, radius, period);
     // How far a boundary point's fixed parts reach from it `[m]`.
     let reach = |c: &Crossing| c.velocity.norm() * c.time_to_depth(depth).max(c.time_to_depth(2.0 * r));
@@ -586,7 +604,7 @@ pub fn conflicts_of(crossings: &[Crossing], stub_depth: f64, radius: f64, period
             if (a.position - b.position).norm() >= reaches[i] + reaches[j] + 2.0 * r {
                 continue;
             }
-            if let Some((d, t)) = crate::validate::fixed_parts_distance(a, b, depth, 2.0 * r, pi)
+            if let Some((d, t)) = speed_bounded_distance(a, b, depth, 2.0 * r, pi, max_speed)
                 && d < 2.0 * r - 1e-9
             {
                 out.push(Conflict { a: *a, b: *b, distance: d, time: t });
@@ -594,6 +612,64 @@ pub fn conflicts_of(crossings: &[Crossing], stub_depth: f64, radius: f64, period
         }
     }
     out
+}
+
+/// `min |p_a(t) − p_b(t')| + u·|t − t'|` over the fixed parts of two boundary
+/// points (crossing stub of depth `stub_depth` inside, ghost of depth
+/// `ghost_depth` outside; not ghost against ghost) and the period shifts, with
+/// the play time `[s]` of the first point there. The function is jointly
+/// convex in `(t, t')` (a norm of an affine map plus a multiple of one), so
+/// nested ternary searches find its minimum over each pair of parts.
+pub fn speed_bounded_distance(
+    a: &Crossing,
+    b: &Crossing,
+    stub_depth: f64,
+    ghost_depth: f64,
+    period: f64,
+    u: f64,
+) -> Option<(f64, f64)> {
+    type Part = ((Vec2, f64), (Vec2, f64));
+    let parts = |c: &Crossing| [c.stub(stub_depth), c.ghost(ghost_depth)];
+    let at = |p: &Part, t: f64| {
+        let ((p0, t0), (p1, t1)) = *p;
+        p0 + (p1 - p0) * ((t - t0) / (t1 - t0))
+    };
+    fn ternary(lo: f64, hi: f64, f: &dyn Fn(f64) -> f64) -> (f64, f64) {
+        let (mut lo, mut hi) = (lo, hi);
+        for _ in 0..60 {
+            let m1 = lo + (hi - lo) / 3.0;
+            let m2 = hi - (hi - lo) / 3.0;
+            if f(m1) <= f(m2) { hi = m2 } else { lo = m1 }
+        }
+        let t = (lo + hi) / 2.0;
+        (f(t), t)
+    }
+    let mut best: Option<(f64, f64)> = None;
+    for (ia, pa) in parts(a).iter().enumerate() {
+        for (ib, pb) in parts(b).iter().enumerate() {
+            if ia == 1 && ib == 1 {
+                continue;
+            }
+            // Shifts that can bring the parts within 2r + u·(their times).
+            let reach = 1.0 + (pa.1.1 - pa.0.1) + (pb.1.1 - pb.0.1);
+            let k0 = ((pb.0.1 - pa.1.1 - reach) / period).floor() as i64;
+            let k1 = ((pb.1.1 - pa.0.1 + reach) / period).ceil() as i64;
+            for k in k0..=k1 {
+                let shift = k as f64 * period;
+                // b's part on a's clock.
+                let pbs: Part = ((pb.0.0, pb.0.1 - shift), (pb.1.0, pb.1.1 - shift));
+                let inner = |t: f64| {
+                    let pt = at(pa, t);
+                    ternary(pbs.0.1, pbs.1.1, &|s: f64| (pt - at(&pbs, s)).norm() + u * (t - s).abs()).0
+                };
+                let (d, t) = ternary(pa.0.1, pa.1.1, &inner);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, t.rem_euclid(period)));
+                }
+            }
+        }
+    }
+    best
 }
 
 /// Every contact between `agents` and the fixed movers, from scratch.

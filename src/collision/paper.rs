@@ -121,6 +121,12 @@ pub fn remove_collisions(
         }
     }
     let remaining = matrix.contacts();
-    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled, lp_rounds: 0, infeasible: vec![] }
+    CollisionOutcome {
+        iterations,
+        converged: remaining.is_empty(),
+        remaining,
+        cancelled,
+        lp_rounds: 0,
+        infeasible: vec![],
+    }
 }
-

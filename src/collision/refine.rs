@@ -27,7 +27,7 @@
 //! a step that makes things worse is halved, then dropped.
 
 use super::matrix::IncrementalMatrix;
-use super::{CollisionParams, Ghost, closest_to_obstacle, closest_with_shift, closest_periodic, shifts};
+use super::{CollisionParams, Ghost, closest_periodic, closest_to_obstacle, closest_with_shift, shifts};
 use crate::geometry::Vec2;
 use crate::model::Obstacle;
 use crate::trajectory::{Agent, Path};

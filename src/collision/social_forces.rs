@@ -92,10 +92,8 @@ pub fn remove_collisions(
     let mut cancelled = false;
     'sweeps: for _ in 0..SWEEPS {
         let mut x: Vec<Vec2> = (0..n).map(|i| goals[i].position(ranges[i].0)).collect();
-        let mut v: Vec<Vec2> =
-            (0..n).map(|i| crate::collision::default::velocity_at(&goals[i], ranges[i].0)).collect();
-        let mut next: Vec<Track> =
-            (0..n).map(|i| Track { lo: ranges[i].0, hi: ranges[i].1, x: vec![x[i]] }).collect();
+        let mut v: Vec<Vec2> = (0..n).map(|i| crate::collision::default::velocity_at(&goals[i], ranges[i].0)).collect();
+        let mut next: Vec<Track> = (0..n).map(|i| Track { lo: ranges[i].0, hi: ranges[i].1, x: vec![x[i]] }).collect();
         for s in 1..=total {
             iterations += 1;
             if !progress(iterations, 0.0) {
