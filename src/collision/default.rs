@@ -110,6 +110,11 @@ pub fn remove_collisions(
             break;
         }
         if iterations >= next_resolve {
+            // A stall within the margin band (every pair at least 2r apart,
+            // some short of 2r + margin) is already a solution.
+            if matrix.contacts().is_empty() {
+                break;
+            }
             // The greedy pass stalls: solve the worst cluster jointly.
             next_resolve += stall_budget(agents.len());
             let cluster = cluster(&matrix, MAX_CLUSTER);
@@ -357,11 +362,6 @@ fn can_move_at(path: &Path, t: f64) -> bool {
     hi - lo > 1e-3 && (path.looped || (t > lo + 0.02 && t < hi - 0.02))
 }
 
-/// Whether a path has a free part that can move.
-fn can_move(path: &Path) -> bool {
-    let (lo, hi) = path.free_range();
-    hi - lo > 1e-3
-}
 
 /// Velocity `[m/s]` of a path at time `t`: the mean of the two segments
 /// meeting there when `t` is a control point's time.
@@ -485,7 +485,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
             let new = path.segment_velocity(k).norm();
             let old = (original[k + 1].p - original[k].p).norm() / (original[k + 1].t - original[k].t);
             let changed_time = tweights[k] != 0.0 || tweights[k + 1] != 0.0;
-            (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9) || (new > u_hard && new > old + 1e-9)
+            (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9) || (fs > 0.25 && new > u_hard && new > old + 1e-9)
         });
         if !too_fast {
             break;
