@@ -50,13 +50,8 @@ fn matrix(c: &mut Criterion) {
     let params = CollisionParams::from_patch(&patch);
     // One move: a smooth bump of agent 7 at the middle of its free range.
     let (lo, hi) = agents[7].path.free_range();
-    let window = crowdpatch::collision::default::bump(
-        &mut agents[7].path,
-        (lo + hi) / 2.0,
-        Vec2::new(0.3, -0.2),
-        &params,
-        1.5,
-    );
+    let window =
+        crowdpatch::collision::default::bump(&mut agents[7].path, (lo + hi) / 2.0, Vec2::new(0.3, -0.2), &params, 1.5);
     let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
     let mut group = c.benchmark_group("distance matrix (n = 50)");
     group.bench_function("Algorithm 2 matrix, build", |b| {
