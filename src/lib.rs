@@ -17,8 +17,9 @@
 //! | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
-//! | pipeline | [`bake`] | Figure 3 |
+//! | pipeline | [`bake`](mod@bake) | Figure 3 |
 //! | benchmark protocol | [`bench`] | §4, Figure 6 |
+//! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
 //! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.
@@ -28,6 +29,7 @@
 pub mod bake;
 pub mod bench;
 pub mod collision;
+pub mod compose;
 pub mod geometry;
 pub mod io;
 pub mod matching;

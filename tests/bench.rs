@@ -60,7 +60,8 @@ fn infeasibility_proofs_hold_when_sampled() {
                     if ia == 1 && ib == 1 {
                         continue;
                     }
-                    let sample = |p: &((crowdpatch::geometry::Vec2, f64), (crowdpatch::geometry::Vec2, f64)), k: usize| {
+                    let sample = |p: &((crowdpatch::geometry::Vec2, f64), (crowdpatch::geometry::Vec2, f64)),
+                                  k: usize| {
                         let ((p0, t0), (p1, t1)) = *p;
                         let t = t0 + (t1 - t0) * k as f64 / 200.0;
                         (p0 + (p1 - p0) * ((t - t0) / (t1 - t0)), t)

@@ -2,6 +2,7 @@
 
 mod bake;
 mod bench;
+mod compose;
 mod preview;
 mod validate;
 
@@ -34,6 +35,9 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run the seed paper's benchmark protocol with several solvers side by side.
     Bench(bench::BenchArgs),
+    /// Compose a world from a map of cell kinds: assign patterns to shared
+    /// edges, bake each distinct tile once, write world.json and the GLBs.
+    Compose(compose::ComposeArgs),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -64,6 +68,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Compose(args) => compose::run(args),
     }
 }
 

@@ -187,7 +187,8 @@ fn push(
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
-    let bump = |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| bump_with(path, t, d, params, h, ramp);
+    let bump =
+        |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| bump_with(path, t, d, params, h, ramp);
     let ap = cell.approach;
     let amount = -cell.gap * (1.0 + OVERSHOOT) + EXTRA_PUSH;
     match other {
@@ -362,7 +363,6 @@ fn can_move_at(path: &Path, t: f64) -> bool {
     hi - lo > 1e-3 && (path.looped || (t > lo + 0.02 && t < hi - 0.02))
 }
 
-
 /// Velocity `[m/s]` of a path at time `t`: the mean of the two segments
 /// meeting there when `t` is a control point's time.
 pub fn velocity_at(path: &Path, t: f64) -> Vec2 {
@@ -485,7 +485,8 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
             let new = path.segment_velocity(k).norm();
             let old = (original[k + 1].p - original[k].p).norm() / (original[k + 1].t - original[k].t);
             let changed_time = tweights[k] != 0.0 || tweights[k + 1] != 0.0;
-            (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9) || (fs > 0.25 && new > u_hard && new > old + 1e-9)
+            (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9)
+                || (fs > 0.25 && new > u_hard && new > old + 1e-9)
         });
         if !too_fast {
             break;

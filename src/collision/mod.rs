@@ -573,7 +573,13 @@ impl Conflict {
 /// criterion `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` is the case of the two boundary
 /// points themselves (tested in `tests/bench.rs`).
 pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
-    conflicts_of(&patch.crossings(), patch.stub_depth(), patch.agent_radius, patch.period, max_walking_speed(patch.comfort_speed))
+    conflicts_of(
+        &patch.crossings(),
+        patch.stub_depth(),
+        patch.agent_radius,
+        patch.period,
+        max_walking_speed(patch.comfort_speed),
+    )
 }
 
 /// The walking speed `[m/s]` up to which infeasibility is proven: DESIGN.md's
