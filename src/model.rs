@@ -291,7 +291,7 @@ pub enum MatchingMode {
 }
 
 /// Which collision-removal solver runs (serde names `paper`, `default`,
-/// `social-forces`).
+/// `greedy`, `social-forces`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolverKind {
@@ -305,6 +305,9 @@ pub enum SolverKind {
     /// artefacts, C¹ initial paths near comfort speed.
     #[default]
     Default,
+    /// The project's solver without its linear-programming refinement and
+    /// polish (greedy passes only): measures what the refinement buys.
+    Greedy,
     /// The original crowd patches' adapted social forces (Yersin et al.
     /// 2009): particles attracted by a goal moving along the straight path,
     /// repelled by the others; a quality baseline, not guaranteed
@@ -314,13 +317,15 @@ pub enum SolverKind {
 
 impl SolverKind {
     /// Every solver, in the order benchmarks show them.
-    pub const ALL: [SolverKind; 3] = [SolverKind::Paper, SolverKind::Default, SolverKind::SocialForces];
+    pub const ALL: [SolverKind; 4] =
+        [SolverKind::Paper, SolverKind::Default, SolverKind::Greedy, SolverKind::SocialForces];
 
     /// The name in documents and on the command line (`paper`, `default`, …).
     pub fn name(self) -> &'static str {
         match self {
             SolverKind::Paper => "paper",
             SolverKind::Default => "default",
+            SolverKind::Greedy => "greedy",
             SolverKind::SocialForces => "social-forces",
         }
     }

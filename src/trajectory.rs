@@ -315,7 +315,7 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
     let slow = length / free < patch.solver.slow_factor * u_cft;
-    let comfort = if patch.solver.method == SolverKind::Default && !blocked {
+    let comfort = if matches!(patch.solver.method, SolverKind::Default | SolverKind::Greedy) && !blocked {
         comfort_route(patch, (q_e, e.velocity, t_a), (q_x, x.velocity, t_b), same_side_mid)
     } else {
         None

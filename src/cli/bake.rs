@@ -27,6 +27,8 @@ pub enum SolverArg {
     Paper,
     /// The project's solver.
     Default,
+    /// The project's solver without its linear-programming refinement.
+    Greedy,
     /// The original crowd patches' social forces (Yersin et al. 2009).
     SocialForces,
 }
@@ -124,6 +126,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         method: args.solver.map(|s| match s {
             SolverArg::Paper => SolverKind::Paper,
             SolverArg::Default => SolverKind::Default,
+            SolverArg::Greedy => SolverKind::Greedy,
             SolverArg::SocialForces => SolverKind::SocialForces,
         }),
     };

@@ -36,6 +36,8 @@ pub enum SolverName {
     Paper,
     /// The project's solver.
     Default,
+    /// The project's solver without its linear-programming refinement.
+    Greedy,
     /// The original crowd patches' social forces (Yersin et al. 2009).
     SocialForces,
 }
@@ -45,6 +47,7 @@ impl SolverName {
         match self {
             SolverName::Paper => SolverKind::Paper,
             SolverName::Default => SolverKind::Default,
+            SolverName::Greedy => SolverKind::Greedy,
             SolverName::SocialForces => SolverKind::SocialForces,
         }
     }
@@ -219,6 +222,7 @@ fn colour(s: SolverKind) -> [u8; 3] {
     match s {
         SolverKind::Paper => [230, 120, 20],
         SolverKind::Default => [31, 119, 180],
+        SolverKind::Greedy => [148, 103, 189],
         SolverKind::SocialForces => [44, 160, 44],
     }
 }

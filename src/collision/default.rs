@@ -25,7 +25,8 @@
 //!    anticipation the seed paper's Figure 10 asks for — instead of the
 //!    single-point kink of eq. 7.
 //! 5. **Global refinement** ([`super::refine`]) where the greedy pass stalls,
-//!    and as a polish of speed and turn artefacts once collision-free.
+//!    and as a polish of speed and turn artefacts once collision-free
+//!    (left out by the `greedy` solver, which measures what it buys).
 
 use super::matrix::IncrementalMatrix;
 use super::refine::{self, RefineSettings};
@@ -92,7 +93,9 @@ pub fn remove_collisions(
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
     let reference: Vec<Agent> = agents.to_vec();
     let mut lp_rounds = 0;
-    let mut next_resolve = stall_budget(agents.len());
+    // `greedy`: the same passes without the linear programs.
+    let lp = params.method != crate::model::SolverKind::Greedy;
+    let mut next_resolve = if lp { stall_budget(agents.len()) } else { usize::MAX };
     let mut matrix = {
         let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
         IncrementalMatrix::new(&paths, obstacles, ghosts, params)
@@ -159,7 +162,7 @@ pub fn remove_collisions(
             matrix.update(&paths, a, w.as_ref().map(std::slice::from_ref));
         }
     }
-    if !cancelled && matrix.min_gap().is_none_or(|g| g >= 0.0) {
+    if lp && !cancelled && matrix.min_gap().is_none_or(|g| g >= 0.0) {
         lp_rounds += polish(agents, &reference, obstacles, ghosts, params, &mut matrix);
     }
     let remaining = matrix.contacts();

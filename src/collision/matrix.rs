@@ -307,9 +307,23 @@ impl<'a> IncrementalMatrix<'a> {
         // inside it costs less than a sweep per run), once per period and
         // shift.
         if near != 0 {
+            // The shortest cyclic span holding every near block: leave out
+            // the longest run of far blocks, which may wrap around the period.
+            let count = blocks.count;
             let first = near.trailing_zeros() as usize;
-            let blk = 64 - near.leading_zeros() as usize;
-            let (p0, p1) = (first as f64 * blocks.len, blk as f64 * blocks.len);
+            let last = 63 - near.leading_zeros() as usize;
+            let (mut start, mut end, mut widest) = (first, last + 1, first + count - last - 1);
+            let mut prev = first;
+            let mut rest = near & !(1u64 << first);
+            while rest != 0 {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if b - prev - 1 > widest {
+                    (start, end, widest) = (b, prev + 1 + count, b - prev - 1);
+                }
+                prev = b;
+            }
+            let (p0, p1) = (start as f64 * blocks.len, end as f64 * blocks.len);
             // Periods m with [p0 + mπ, p1 + mπ] meeting a's times.
             let m0 = ((a.start() - p1) / period).ceil() as i64;
             let m1 = ((a.end() - p0) / period).floor() as i64;

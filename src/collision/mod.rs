@@ -525,7 +525,9 @@ pub fn remove_collisions(
 ) -> CollisionOutcome {
     match params.method {
         SolverKind::Paper => paper::remove_collisions(agents, obstacles, ghosts, params, progress),
-        SolverKind::Default => default::remove_collisions(agents, obstacles, ghosts, params, progress),
+        SolverKind::Default | SolverKind::Greedy => {
+            default::remove_collisions(agents, obstacles, ghosts, params, progress)
+        }
         SolverKind::SocialForces => social_forces::remove_collisions(agents, obstacles, ghosts, params, progress),
     }
 }
