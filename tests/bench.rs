@@ -313,3 +313,23 @@ fn the_bench_command_writes_csv_summary_and_figure() {
     };
     assert_eq!(strip(&csv), strip(&std::fs::read_to_string(dir.path().join("c/bench.csv")).unwrap()));
 }
+
+#[test]
+fn greedy_is_default_without_linear_programs() {
+    // `greedy` runs the same seeded passes as `default` and no LP: until the
+    // first stall (after at least 200 pushes) both push the same pairs the
+    // same way, so their iteration counts agree; only default polishes.
+    let p = Protocol::opt(Variant::Separated);
+    let mut polished = 0;
+    for (n, run) in [(8, 0), (16, 1), (24, 2), (30, 3)] {
+        let g = run_case(&p, n, run, SolverKind::Greedy, None);
+        let d = run_case(&p, n, run, SolverKind::Default, None);
+        assert_eq!(g.lp_rounds, 0, "n = {n}: greedy solved a linear program");
+        assert!(g.converged && d.converged, "n = {n} run = {run}: {g:?} {d:?}");
+        if d.iterations < 200 {
+            assert_eq!(g.iterations, d.iterations, "n = {n} run = {run}");
+        }
+        polished += d.lp_rounds;
+    }
+    assert!(polished > 0, "default never polished");
+}

@@ -248,10 +248,11 @@ pub fn figure6(protocol: &Protocol, solvers: &[SolverKind], rows: &[CaseResult])
             ScatterPanel {
                 title: format!("(a) iterations ({variant})"),
                 x_label: "boundary points (entries + exits)".into(),
-                y_label: "iterations".into(),
+                y_label: "iterations (social-forces: time steps)".into(),
                 y_log: true,
                 series: series(&|r| [points(r), r.iterations as f64]),
-                legend: LegendPosition::TopLeft,
+                // Growth curves leave the lower right empty.
+                legend: LegendPosition::BottomRight,
                 ..ScatterPanel::default()
             },
             ScatterPanel {
@@ -269,7 +270,7 @@ pub fn figure6(protocol: &Protocol, solvers: &[SolverKind], rows: &[CaseResult])
                 y_label: "collision removal [ms]".into(),
                 y_log: true,
                 series: series(&|r| [points(r), r.solve_ms]),
-                legend: LegendPosition::TopLeft,
+                legend: LegendPosition::BottomRight,
                 ..ScatterPanel::default()
             },
         ],
