@@ -203,6 +203,10 @@ pub struct CaseResult {
     pub turn_rate_p95: f64,
     /// Largest turn rate `[rad/s]`.
     pub turn_rate_max: f64,
+    /// The culprit points of an infeasible patch: the closest inseparable
+    /// pair described (see [`Conflict::describe`]) and the number of such
+    /// pairs; empty when feasible.
+    pub culprits: String,
 }
 
 /// Bakes the patch of case `(n, run)` with `solver` (iteration cap
@@ -215,7 +219,13 @@ pub fn run_case(
     max_iterations: Option<usize>,
 ) -> CaseResult {
     let patch = protocol.patch(n, run);
-    let infeasible = !crate::collision::infeasibility(&patch).is_empty();
+    let conflicts = crate::collision::infeasibility(&patch);
+    let infeasible = !conflicts.is_empty();
+    let culprits = conflicts
+        .iter()
+        .min_by(|a, b| a.distance.total_cmp(&b.distance))
+        .map(|c| format!("{} ({} inseparable pair(s))", c.describe(patch.agent_radius), conflicts.len()))
+        .unwrap_or_default();
     let mut patch = BakeOverrides { method: Some(solver), ..BakeOverrides::default() }.apply(&patch);
     if let Some(cap) = max_iterations {
         patch.solver.max_iterations = cap;
@@ -242,6 +252,7 @@ pub fn run_case(
         speed_max: m.speed.max,
         turn_rate_p95: m.turn_rate.p95,
         turn_rate_max: m.turn_rate.max,
+        culprits,
     }
 }
 
@@ -447,13 +458,13 @@ pub fn summarise(protocol: &Protocol, solvers: &[SolverKind], rows: &[CaseResult
 
 /// The header of `bench.csv`.
 pub const CSV_HEADER: &str = "solver,variant,n,run,seed,converged,infeasible,iterations,lp_rounds,solve_ms,bake_ms,\
-min_separation,speed_mean,speed_comfort_deviation,speed_max,turn_rate_p95,turn_rate_max";
+min_separation,speed_mean,speed_comfort_deviation,speed_max,turn_rate_p95,turn_rate_max,culprits";
 
 impl CaseResult {
     /// The row of `bench.csv` (see [`CSV_HEADER`]).
     pub fn csv_row(&self) -> String {
         format!(
-            "{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6}",
+            "{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},\"{}\"",
             self.solver.name(),
             self.variant.name(),
             self.n,
@@ -470,7 +481,9 @@ impl CaseResult {
             self.speed_comfort_deviation,
             self.speed_max,
             self.turn_rate_p95,
-            self.turn_rate_max
+            self.turn_rate_max,
+            // Quoted, and free of commas for readers that split on them.
+            self.culprits.replace('"', "'").replace(',', ";")
         )
     }
 }

@@ -132,6 +132,11 @@ fn raw_infeasible_patches_are_reported_without_iterating() {
         assert_eq!(b.collision.iterations, 0, "default does not iterate an infeasible patch");
         assert!(!b.collision.infeasible.is_empty());
         assert!(!b.converged());
+        // The bench row names the closest culprit pair and counts them all.
+        let row = run_case(&raw, n, run, SolverKind::Default, None);
+        let closest = infeasibility(&patch).into_iter().min_by(|a, b| a.distance.total_cmp(&b.distance)).unwrap();
+        assert!(row.infeasible && row.culprits.starts_with(&closest.describe(0.3)), "{}", row.culprits);
+        assert!(row.culprits.ends_with(&format!("({} inseparable pair(s))", infeasibility(&patch).len())));
         seen += 1;
     }
     assert!(seen >= 2);
@@ -280,6 +285,11 @@ fn the_bench_command_writes_csv_summary_and_figure() {
     assert!(lines[1].starts_with("paper,raw,1,0,1000,"));
     let columns = lines[0].split(',').count();
     assert!(lines.iter().all(|l| l.split(',').count() == columns));
+    // Infeasible patches name their culprit points; feasible ones none.
+    for l in &lines[1..] {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f[6] == "true", f[columns - 1].contains("sides."), "{l}");
+    }
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("b/summary.json")).unwrap()).unwrap();
     let solvers = summary["solvers"].as_array().unwrap();
