@@ -405,12 +405,10 @@ fn comfort_route(
             let heading = (p - last.0).y.atan2((p - last.0).x);
             let turned =
                 last_heading.is_some_and(|lh| crowdpatch_runtime::format::wrap_angle(heading - lh).abs() >= 0.15);
-            if k == steps || turned || t - last.1 >= 1.5 {
-                if t - last.1 > 1e-3 {
-                    out.push(ControlPoint::free(p, t));
-                    last_heading = Some(heading);
-                    last = (p, t);
-                }
+            if (k == steps || turned || t - last.1 >= 1.5) && t - last.1 > 1e-3 {
+                out.push(ControlPoint::free(p, t));
+                last_heading = Some(heading);
+                last = (p, t);
             }
         }
     }

@@ -153,14 +153,13 @@ pub fn step(
         let path = &agents[i].path;
         let n = path.points.len();
         let mut pts: Vec<Option<PointVars>> = vec![None; n];
-        for k in 0..n {
+        for (k, &c) in path.points.iter().enumerate() {
             if !path.is_movable(k) || (path.looped && k == n - 1) {
                 continue;
             }
-            if settings.window.is_some_and(|(lo, hi)| path.points[k].t < lo || path.points[k].t > hi) {
+            if settings.window.is_some_and(|(lo, hi)| c.t < lo || c.t > hi) {
                 continue;
             }
-            let c = path.points[k];
             let rho = settings.trust_position;
             let x = pv.add(variable().min((r - c.p.x).max(-rho).min(0.0)).max((l - r - c.p.x).min(rho).max(0.0)));
             let y = pv.add(variable().min((r - c.p.y).max(-rho).min(0.0)).max((l - r - c.p.y).min(rho).max(0.0)));
@@ -179,8 +178,8 @@ pub fn step(
         let pts = &vars.points[slot];
         let n = path.points.len();
         // Deviation from the reference path at the point's time.
-        for k in 0..n {
-            let Some(p) = pts[k] else { continue };
+        for (k, &slot) in pts.iter().enumerate() {
+            let Some(p) = slot else { continue };
             if path.looped && k == n - 1 {
                 continue;
             }
