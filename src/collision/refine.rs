@@ -131,6 +131,12 @@ fn add_displacement(e: &mut Expression, path: &Path, vars: &[Option<PointVars>],
     }
 }
 
+/// Whether `Δp(t)` of `path` depends on some variable of `vars`.
+fn moves_at(path: &Path, vars: &[Option<PointVars>], t: f64) -> bool {
+    let s = path.segment_at(t);
+    vars[s].is_some() || vars[s + 1].is_some()
+}
+
 /// One SLP step over the agents `movable` (see the module docs). Returns the
 /// displacements `(agent, point, Δp, Δt)` of the solution, or `None` when the
 /// LP failed.
@@ -293,6 +299,13 @@ pub fn step(
                 if ap.distance >= agent_target + settings.buffer {
                     continue;
                 }
+                // A row without variables that already holds adds nothing.
+                if ap.distance >= agent_target
+                    && !moves_at(a, va, ap.t_a)
+                    && vb.is_none_or(|vb| !moves_at(b, vb, ap.t_b))
+                {
+                    continue;
+                }
                 let d = ap.p_a - ap.p_b;
                 let n = if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
                 let mut e = Expression::from(0.0);
@@ -306,7 +319,9 @@ pub fn step(
         for (g, ghost) in ghosts.iter().enumerate() {
             let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
             let Some(ap) = closest_periodic(a, &ghost.path, pi, skip) else { continue };
-            if ap.distance >= agent_target + settings.buffer {
+            if ap.distance >= agent_target + settings.buffer
+                || (ap.distance >= agent_target && !moves_at(a, va, ap.t_a))
+            {
                 continue;
             }
             let _ = g;
@@ -319,7 +334,7 @@ pub fn step(
         for o in obstacles {
             let (t, _, d, dir) = closest_to_obstacle(a, o);
             let target = r + params.margin;
-            if d >= target + settings.buffer {
+            if d >= target + settings.buffer || (d >= target && !moves_at(a, va, t)) {
                 continue;
             }
             let mut e = Expression::from(0.0);
