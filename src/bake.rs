@@ -206,6 +206,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         return Err(BakeError::Cancelled);
     }
     timings.collision_removal_ms = ms(t);
+    notes.extend(collision.infeasible.iter().map(|c| format!("proven infeasible: {}", c.describe(patch.agent_radius))));
     let collision_free = agents.clone();
 
     let smoothing = if patch.solver.smoothing {

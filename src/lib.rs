@@ -14,13 +14,14 @@
 //! | documents, validation | [`model`], [`validate`] | §3.1 |
 //! | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
 //! | 2. initial paths | [`trajectory`] | §3.3 |
-//! | 3. collision removal | [`collision`] | §3.4, Algorithm 2, eqs. 5–10 |
+//! | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
 //! | characters: skeleton, clips, clip analysis | [`character`] | course notes, BPK §4 |
 //! | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
 //! | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
 //! | pipeline | [`bake`](mod@bake) | Figure 3 |
+//! | benchmark protocol | [`bench`] | §4, Figure 6 |
 //! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
@@ -30,6 +31,7 @@
 
 pub mod animation;
 pub mod bake;
+pub mod bench;
 pub mod character;
 pub mod collision;
 pub mod compose;

@@ -290,18 +290,45 @@ pub enum MatchingMode {
     Optimal,
 }
 
-/// Which collision-removal solver runs.
+/// Which collision-removal solver runs (serde names `paper`, `default`,
+/// `greedy`, `social-forces`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolverKind {
-    /// The seed paper's Algorithm 2 as written (spatial pushes, weights 0
-    /// when a point would leave the patch).
+    /// The seed paper's Algorithm 2 as written (spatial pushes of θ, weights
+    /// 0 when a point would leave the patch), with the seed paper's initial
+    /// paths: the in-run baseline.
     Paper,
-    /// The project's solver: Algorithm 2 with stall handling (a blocked point
-    /// is clamped inside the patch instead of not moving, the other agent takes
-    /// the whole push, obstacles push out of their surface).
+    /// The project's solver: infeasibility test, pruned incremental distance
+    /// matrix, smooth pushes in space and time, a linear-programming
+    /// refinement where the greedy pass stalls and a polish of speed and turn
+    /// artefacts, C¹ initial paths near comfort speed.
     #[default]
     Default,
+    /// The project's solver without its linear-programming refinement and
+    /// polish (greedy passes only): measures what the refinement buys.
+    Greedy,
+    /// The original crowd patches' adapted social forces (Yersin et al.
+    /// 2009): particles attracted by a goal moving along the straight path,
+    /// repelled by the others; a quality baseline, not guaranteed
+    /// collision-free.
+    SocialForces,
+}
+
+impl SolverKind {
+    /// Every solver, in the order benchmarks show them.
+    pub const ALL: [SolverKind; 4] =
+        [SolverKind::Paper, SolverKind::Default, SolverKind::Greedy, SolverKind::SocialForces];
+
+    /// The name in documents and on the command line (`paper`, `default`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Paper => "paper",
+            SolverKind::Default => "default",
+            SolverKind::Greedy => "greedy",
+            SolverKind::SocialForces => "social-forces",
+        }
+    }
 }
 
 /// Solver options of a patch document (`"solver": {…}`); every field is

@@ -15,7 +15,7 @@
 
 use crate::geometry::{Vec2, segment_obstacle_distance};
 use crate::matching::{Pair, matching_duration};
-use crate::model::{Crossing, Direction, Obstacle, Patch};
+use crate::model::{Crossing, Direction, Obstacle, Patch, SolverKind};
 use crowdpatch_runtime::format::{AgentKind, PointRef};
 
 /// Role of a control point.
@@ -279,6 +279,7 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     // Spatial route between the stub ends.
     let mut waypoints = vec![q_e];
     let mut note = None;
+    let mut same_side_mid = None;
     if e.side == x.side {
         let d = (q_x - q_e).norm();
         let reach = u_cft * free_time(k_min) / 2.0;
@@ -286,6 +287,7 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
         let n = crate::geometry::v2(e.side.inward_normal());
         let mid = (e.position + x.position) / 2.0 + n * h;
         waypoints.push(clamp_inside(mid, r, l));
+        same_side_mid = Some(clamp_inside(mid, r, l));
     }
     waypoints.push(q_x);
     let (route, blocked) = router.route_through(&waypoints);
@@ -313,11 +315,118 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
     let slow = length / free < patch.solver.slow_factor * u_cft;
-    timed_route(&route, t_a, t_b, if slow { Some(u_cft) } else { None }, &mut points);
+    let comfort = if matches!(patch.solver.method, SolverKind::Default | SolverKind::Greedy) && !blocked {
+        comfort_route(patch, (q_e, e.velocity, t_a), (q_x, x.velocity, t_b), same_side_mid)
+    } else {
+        None
+    };
+    match comfort {
+        Some(free_points) => points.extend(free_points),
+        None => timed_route(&route, t_a, t_b, if slow { Some(u_cft) } else { None }, &mut points),
+    }
     let n = points.len();
     points[n - 1].kind = PointKind::Stub;
     points.push(ControlPoint { p: x.position, t: t_out, kind: PointKind::Boundary });
     (Path { points, looped: false }, note)
+}
+
+/// Position of the cubic Hermite curve from `(p0, v0)` at time 0 to
+/// `(p1, v1)` at time `h` `[s]`, at time `t ∈ [0, h]`.
+pub fn hermite(p0: Vec2, v0: Vec2, p1: Vec2, v1: Vec2, h: f64, t: f64) -> Vec2 {
+    let s = t / h;
+    let (s2, s3) = (s * s, s * s * s);
+    p0 * (2.0 * s3 - 3.0 * s2 + 1.0)
+        + v0 * (h * (s3 - 2.0 * s2 + s))
+        + p1 * (3.0 * s2 - 2.0 * s3)
+        + v1 * (h * (s3 - s2))
+}
+
+/// The initial route of the `default` solver between the stub ends
+/// `(q_e, v_e, t_a)` and `(q_x, v_x, t_b)` (positions `[m]`, boundary
+/// velocities `[m/s]`, times `[s]`): a C¹ piecewise cubic Hermite curve in
+/// time that leaves and meets the crossing stubs with their own velocity, so
+/// an agent turns gradually instead of at the stub end, through one middle
+/// waypoint when useful — the seed paper's same-side point towards the centre
+/// (`same_side_mid`), or, for a pair slower than comfort, a bow to the side
+/// of the chord facing the centre, as deep as it takes for the route to be
+/// walked near u_cft instead of pausing (time-weighted `|u − u_cft|` cannot
+/// drop otherwise: ∫(u_cft − u)dt = u_cft·T − length). The curve is sampled
+/// every 50 ms and kept where its heading turned 0.08 rad or 1.5 s passed.
+///
+/// Returns the free control points after `q_e` up to `q_x` (inclusive, at
+/// `t_b`), or `None` when the curve would come within r + 5 cm of an
+/// obstacle (the caller then routes around it instead).
+fn comfort_route(
+    patch: &Patch,
+    (q_e, v_e, t_a): (Vec2, Vec2, f64),
+    (q_x, v_x, t_b): (Vec2, Vec2, f64),
+    same_side_mid: Option<Vec2>,
+) -> Option<Vec<ControlPoint>> {
+    let (r, l, u_cft) = (patch.agent_radius, patch.size, patch.comfort_speed);
+    let span = t_b - t_a;
+    let chord = q_x - q_e;
+    let d = chord.norm();
+    let centre = Vec2::new(l / 2.0, l / 2.0);
+    let mid = same_side_mid.or_else(|| {
+        let wanted = 0.95 * u_cft * span;
+        if d < 1e-6 || d / span >= 0.9 * u_cft || wanted <= d {
+            return None;
+        }
+        let depth = (wanted * wanted - d * d).sqrt() / 2.0;
+        let mut n = Vec2::new(-chord.y, chord.x) / d;
+        let half = (q_e + q_x) / 2.0;
+        if (centre - half).dot(&n) < 0.0 {
+            n = -n;
+        }
+        let inner = r + 0.5;
+        Some(Vec2::new((half + n * depth).x.clamp(inner, l - inner), (half + n * depth).y.clamp(inner, l - inner)))
+    });
+    // Knots: (position, velocity, time).
+    let mut knots = vec![(q_e, v_e, t_a)];
+    if let Some(m) = mid {
+        let (a, b) = ((m - q_e).norm(), (q_x - m).norm());
+        if a + b > 1e-6 {
+            let tm = t_a + span * a / (a + b);
+            let dir = if d > 1e-6 { chord / d } else { Vec2::new(-(m - q_e).y, (m - q_e).x).normalize() };
+            knots.push((m, dir * ((a + b) / span), tm));
+        }
+    }
+    knots.push((q_x, v_x, t_b));
+    let mut out: Vec<ControlPoint> = Vec::new();
+    let mut last = (q_e, t_a);
+    let mut last_heading: Option<f64> = None;
+    for w in knots.windows(2) {
+        let ((p0, v0, t0), (p1, v1, t1)) = (w[0], w[1]);
+        let h = t1 - t0;
+        let steps = ((h / 0.05).ceil() as usize).max(1);
+        for k in 1..=steps {
+            let t = if k == steps { t1 } else { t0 + h * k as f64 / steps as f64 };
+            let p = clamp_inside(hermite(p0, v0, p1, v1, h, t - t0), r, l);
+            let heading = (p - last.0).y.atan2((p - last.0).x);
+            let turned =
+                last_heading.is_some_and(|lh| crowdpatch_runtime::format::wrap_angle(heading - lh).abs() >= 0.15);
+            if (k == steps || turned || t - last.1 >= 1.5) && t - last.1 > 1e-3 {
+                out.push(ControlPoint::free(p, t));
+                last_heading = Some(heading);
+                last = (p, t);
+            }
+        }
+    }
+    // The last point is the stub's inner end, exactly.
+    let n = out.len();
+    if n == 0 {
+        return None;
+    }
+    out[n - 1] = ControlPoint::free(q_x, t_b);
+    let clear = |a: Vec2, b: Vec2| patch.obstacles.iter().all(|o| segment_obstacle_distance(a, b, o).1 >= r + 0.05);
+    let mut prev = q_e;
+    for c in &out {
+        if !clear(prev, c.p) {
+            return None;
+        }
+        prev = c.p;
+    }
+    Some(out)
 }
 
 /// Appends free control points along `route` (whose first point is already

@@ -25,8 +25,12 @@ pub enum MatchingArg {
 pub enum SolverArg {
     /// The seed paper's Algorithm 2 as written.
     Paper,
-    /// The project's solver (Algorithm 2 with stall handling).
+    /// The project's solver.
     Default,
+    /// The project's solver without its linear-programming refinement.
+    Greedy,
+    /// The original crowd patches' social forces (Yersin et al. 2009).
+    SocialForces,
 }
 
 /// How agents are animated.
@@ -166,6 +170,8 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         method: args.solver.map(|s| match s {
             SolverArg::Paper => SolverKind::Paper,
             SolverArg::Default => SolverKind::Default,
+            SolverArg::Greedy => SolverKind::Greedy,
+            SolverArg::SocialForces => SolverKind::SocialForces,
         }),
     };
 

@@ -1,6 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
+mod bench;
 pub(crate) mod character;
 mod compose;
 mod preview;
@@ -36,6 +37,8 @@ enum Command {
     /// Characters: inspect the steps found in a character's clips.
     #[command(subcommand)]
     Character(character::CharacterCommand),
+    /// Run the seed paper's benchmark protocol with several solvers side by side.
+    Bench(bench::BenchArgs),
     /// Compose a world from a map of cell kinds: assign patterns to shared
     /// edges, bake each distinct tile once, write world.json and the GLBs.
     Compose(compose::ComposeArgs),
@@ -69,6 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Character(command) => character::run(command),
+        Command::Bench(args) => bench::run(args),
         Command::Compose(args) => compose::run(args),
     }
 }

@@ -15,11 +15,15 @@
 //! move. The loop stops at an iteration cap and says which agents still
 //! collide, when and where.
 
-use crate::geometry::{Vec2, closer_than, closest_approach, rotate, segment_obstacle_distance};
+use crate::geometry::{Vec2, closer_than, segment_obstacle_distance};
 use crate::model::{Crossing, Direction, Obstacle, Patch, SolverKind};
 use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+
+pub mod default;
+pub mod matrix;
+pub mod paper;
+pub mod refine;
+pub mod social_forces;
 
 /// Closest approach of two paths (or a path and a ghost).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,33 +44,39 @@ pub struct Approach {
 /// Closest approach of `a(t)` and `b(t + shift)` over their common times, or
 /// `None` if they never coexist. Sweeps both polylines once: O(n_a + n_b).
 pub fn closest_with_shift(a: &Path, b: &Path, shift: f64) -> Option<Approach> {
-    let t0 = a.start().max(b.start() - shift);
-    let t1 = a.end().min(b.end() - shift);
+    closest_with_shift_in(a, b, shift, f64::NEG_INFINITY, f64::INFINITY)
+}
+
+/// [`closest_with_shift`] restricted to the times `t ∈ [lo, hi]` of `a`
+/// (`b` at `t + shift`): the closest approach within a time window, or `None`
+/// if the paths do not coexist there. O(segments in the window).
+pub fn closest_with_shift_in(a: &Path, b: &Path, shift: f64, lo: f64, hi: f64) -> Option<Approach> {
+    let t0 = a.start().max(b.start() - shift).max(lo);
+    let t1 = a.end().min(b.end() - shift).min(hi);
     if t1 < t0 {
         return None;
     }
     let mut i = a.segment_at(t0);
     let mut j = b.segment_at(t0 + shift);
     let mut t = t0;
-    let mut best: Option<Approach> = None;
+    let (mut va, mut vb) = (a.segment_velocity(i), b.segment_velocity(j));
+    // (squared distance, start, offset, positions and velocities there)
+    let mut best: Option<(f64, f64, f64, Vec2, Vec2, Vec2, Vec2)> = None;
     loop {
         let ea = a.points[i + 1].t;
         let eb = b.points[j + 1].t - shift;
         let te = ea.min(eb).min(t1);
         if te >= t {
-            let va = a.segment_velocity(i);
-            let vb = b.segment_velocity(j);
             let pa = a.points[i].p + va * (t - a.points[i].t);
             let pb = b.points[j].p + vb * (t + shift - b.points[j].t);
-            let (dt, d) = closest_approach(pa, va, pb, vb, te - t);
-            if best.is_none_or(|bst| d < bst.distance) {
-                best = Some(Approach {
-                    distance: d,
-                    t_a: t + dt,
-                    t_b: t + dt + shift,
-                    p_a: pa + va * dt,
-                    p_b: pb + vb * dt,
-                });
+            // Eqs. 8–10 (as `geometry::closest_approach`), squared.
+            let w = pa - pb;
+            let dv = va - vb;
+            let dv2 = dv.norm_squared();
+            let dt = if dv2 > 0.0 { (-w.dot(&dv) / dv2).clamp(0.0, te - t) } else { 0.0 };
+            let d2 = (w + dv * dt).norm_squared();
+            if best.is_none_or(|bst| d2 < bst.0) {
+                best = Some((d2, t, dt, pa, va, pb, vb));
             }
         }
         if te >= t1 {
@@ -81,9 +91,21 @@ pub fn closest_with_shift(a: &Path, b: &Path, shift: f64) -> Option<Approach> {
         if i + 1 >= a.points.len() || j + 1 >= b.points.len() {
             break;
         }
+        if ea <= te {
+            va = a.segment_velocity(i);
+        }
+        if eb <= te {
+            vb = b.segment_velocity(j);
+        }
         t = te;
     }
-    best
+    best.map(|(d2, t, dt, pa, va, pb, vb)| Approach {
+        distance: d2.sqrt(),
+        t_a: t + dt,
+        t_b: t + dt + shift,
+        p_a: pa + va * dt,
+        p_b: pb + vb * dt,
+    })
 }
 
 /// The period shifts `k` at which `a(t)` and `b(t + kπ)` coexist.
@@ -219,7 +241,7 @@ pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
 }
 
 /// What an agent collides with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Other {
     /// Another agent (or, if the same index, another instance of itself).
     Agent(usize),
@@ -268,6 +290,10 @@ pub struct CollisionParams {
     pub merge_interval: f64,
     /// Solver variant.
     pub method: SolverKind,
+    /// Comfort speed u_cft `[m/s]`.
+    pub comfort_speed: f64,
+    /// Depth of the fixed crossing stubs `[m]`.
+    pub stub_depth: f64,
     /// Seed of the random rotations.
     pub seed: u64,
 }
@@ -283,6 +309,8 @@ impl CollisionParams {
             max_iterations: patch.solver.max_iterations,
             merge_interval: patch.solver.merge_interval,
             method: patch.solver.method,
+            comfort_speed: patch.comfort_speed,
+            stub_depth: patch.stub_depth(),
             seed: patch.seed,
         }
     }
@@ -291,11 +319,13 @@ impl CollisionParams {
 /// Entry of the distance matrix: closest approach and how far below its
 /// target it is (`gap < 0` ⇒ must be resolved).
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Cell {
-    gap: f64,
-    approach: Approach,
+pub struct Cell {
+    /// Distance minus target `[m]`.
+    pub gap: f64,
+    /// The closest approach.
+    pub approach: Approach,
     /// Direction pushing the agent away (obstacles only).
-    dir: Vec2,
+    pub dir: Vec2,
 }
 
 /// The distance matrix of Algorithm 2 with fixed-mover columns, kept up to
@@ -378,8 +408,8 @@ impl<'a> DistanceMatrix<'a> {
         self.update_row(paths, i, 0..paths.len());
     }
 
-    /// The worst entry: `(agent, other, gap, approach, push dir)`.
-    fn worst(&self) -> Option<(usize, Other, Cell)> {
+    /// The worst entry: `(agent, other, cell)`.
+    pub(crate) fn worst_entry(&self) -> Option<(usize, Other, Cell)> {
         let mut best: Option<(usize, Other, Cell)> = None;
         for (i, row) in self.agents.iter().enumerate() {
             for (j, c) in row.iter().enumerate().skip(i) {
@@ -406,7 +436,7 @@ impl<'a> DistanceMatrix<'a> {
 
     /// Smallest gap below target (negative ⇒ something to resolve).
     pub fn min_gap(&self) -> Option<f64> {
-        self.worst().map(|w| w.2.gap)
+        self.worst_entry().map(|w| w.2.gap)
     }
 
     /// Every entry closer than its real threshold (2r, or r to obstacles;
@@ -473,11 +503,19 @@ pub struct CollisionOutcome {
     pub remaining: Vec<Contact>,
     /// Whether the run was cancelled through the progress callback.
     pub cancelled: bool,
+    /// Global refinement rounds (linear programs solved).
+    pub lp_rounds: usize,
+    /// Pairs of boundary points proven inseparable; when not empty the
+    /// solver did not iterate.
+    pub infeasible: Vec<Conflict>,
 }
 
-/// Removes collisions between `agents` (in place) by Algorithm 2 of the
-/// seed paper. `progress(iteration, min_gap)` is called every iteration and
-/// may return `false` to cancel.
+/// Removes collisions between `agents` (in place) with the solver
+/// `params.method`: [`paper::remove_collisions`] (seed paper Algorithm 2 as
+/// written), [`default::remove_collisions`] (the project's solver) or
+/// [`social_forces::remove_collisions`] (Yersin et al. 2009).
+/// `progress(iteration, min_gap)` is called every iteration and may return
+/// `false` to cancel.
 pub fn remove_collisions(
     agents: &mut [Agent],
     obstacles: &[Obstacle],
@@ -485,114 +523,181 @@ pub fn remove_collisions(
     params: &CollisionParams,
     progress: &mut dyn FnMut(usize, f64) -> bool,
 ) -> CollisionOutcome {
-    let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
-    let (r, l) = (params.radius, params.size);
-    let paper = params.method == SolverKind::Paper;
-    let mut matrix = {
-        let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-        DistanceMatrix::new(&paths, obstacles, ghosts, params)
-    };
-    let mut iterations = 0;
-    let mut cancelled = false;
-    while let Some((i, other, cell)) = matrix.worst() {
-        if cell.gap >= 0.0 || iterations >= params.max_iterations {
-            break;
+    match params.method {
+        SolverKind::Paper => paper::remove_collisions(agents, obstacles, ghosts, params, progress),
+        SolverKind::Default | SolverKind::Greedy => {
+            default::remove_collisions(agents, obstacles, ghosts, params, progress)
         }
-        if !progress(iterations, cell.gap) {
-            cancelled = true;
-            break;
-        }
-        iterations += 1;
-        let ap = cell.approach;
-        let theta = 2.0 * r + params.margin;
-        let inside = |p: Vec2| p.x >= r && p.x <= l - r && p.y >= r && p.y <= l - r;
-        let clamp = |p: Vec2| crate::trajectory::clamp_inside(p, r, l);
-        match other {
-            Other::Agent(j) => {
-                let mut dp = ap.p_a - ap.p_b;
-                if dp.norm() < 1e-9 {
-                    // Exactly on top of each other: push across the relative motion.
-                    let va = agents[i].path.segment_velocity(agents[i].path.segment_at(ap.t_a));
-                    let vb = agents[j].path.segment_velocity(agents[j].path.segment_at(ap.t_b));
-                    let rel = va - vb;
-                    dp = if rel.norm() > 1e-9 {
-                        Vec2::new(-rel.y, rel.x)
-                    } else {
-                        rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                    };
-                }
-                let dir = dp.normalize();
-                let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
-                let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
-                let phi_i = rng.random_range(-0.5..=0.5);
-                let phi_j = rng.random_range(-0.5..=0.5);
-                // Control points at the closest approach (eq. 7 moves them).
-                let ki = agents[i].path.movable_point_at(ap.t_a, params.merge_interval);
-                let kj = agents[j].path.movable_point_at(ap.t_b, params.merge_interval);
-                // Same agent, two instances: inserting the second point may
-                // have shifted the first one's index; look it up again.
-                let ki = if i == j { agents[i].path.movable_point_at(ap.t_a, params.merge_interval) } else { ki };
-                if !paper {
-                    // One side cannot move: the other takes the whole push.
-                    match (ki, kj) {
-                        (None, Some(_)) => (wi, wj) = (0.0, 1.0),
-                        (Some(_), None) => (wi, wj) = (1.0, 0.0),
-                        _ => {}
-                    }
-                }
-                let fi = rotate(dir, phi_i) * theta * wi;
-                let fj = rotate(-dir, phi_j) * theta * wj;
-                let mut moves = Vec::new();
-                if let Some(k) = ki {
-                    moves.push((i, k, fi));
-                }
-                if let Some(k) = kj {
-                    moves.push((j, k, fj));
-                }
-                for (a, k, f) in moves {
-                    let p = agents[a].path.points[k].p + f;
-                    if inside(p) {
-                        agents[a].path.set_position(k, p);
-                    } else if !paper {
-                        agents[a].path.set_position(k, clamp(p));
-                    }
-                    // Paper: w = 0 when the point would leave the patch (eq. 6).
-                }
-                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                matrix.update(&paths, i);
-                if j != i {
-                    matrix.update(&paths, j);
-                }
+        SolverKind::SocialForces => social_forces::remove_collisions(agents, obstacles, ghosts, params, progress),
+    }
+}
+
+/// Two boundary points whose fixed parts — crossing stubs inside the patch,
+/// ghosts outside (DESIGN.md "Seams") — come too close in space and time for
+/// any two walkers through them to stay 2r apart (see [`infeasibility`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conflict {
+    /// One boundary point.
+    pub a: Crossing,
+    /// The other.
+    pub b: Crossing,
+    /// `min |p_a(t) − p_b(t')| + u·|t − t'|` over their fixed parts `[m]`
+    /// (< 2r; the plain distance when `t = t'`).
+    pub distance: f64,
+    /// Play time of that closest approach `[s]`.
+    pub time: f64,
+}
+
+impl Conflict {
+    /// `sides.south.entries[2] and sides.west.exits[0] come 0.412 m apart at t = 3.10 s (2r = 0.6 m)`.
+    pub fn describe(&self, radius: f64) -> String {
+        format!(
+            "{} and {} come {:.3} m apart at t = {:.2} s (2r = {} m)",
+            self.a.path(),
+            self.b.path(),
+            self.distance,
+            self.time,
+            2.0 * radius
+        )
+    }
+}
+
+/// Every pair of boundary points of `patch` that is proven inseparable (see
+/// [`Conflict`]). O(p²) in the number of boundary points.
+///
+/// The proof holds in the crowd-patch model for walkers no faster than
+/// [`max_walking_speed`] (1.5 m/s at the default comfort speed): each agent
+/// walks its fixed crossing stub (depth `stub_depth`, boundary velocity)
+/// inside the patch and the neighbour's agent walks the ghost (2r) outside;
+/// these never move, so two that overlap closer than 2r collide in every
+/// solution (no speed bound needed), and two whose points are `Δt` apart in
+/// time collide when `|Δp| + u·|Δt| < 2r` ([`conflicts_of`]). DESIGN.md's
+/// criterion `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` is the case of the two boundary
+/// points themselves (tested in `tests/bench.rs`).
+pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
+    conflicts_of(
+        &patch.crossings(),
+        patch.stub_depth(),
+        patch.agent_radius,
+        patch.period,
+        max_walking_speed(patch.comfort_speed),
+    )
+}
+
+/// The walking speed `[m/s]` up to which infeasibility is proven: DESIGN.md's
+/// 1.5 m/s at the default comfort speed of 1.33 m/s, scaled with the comfort
+/// speed (so `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` on the boundary points
+/// themselves is one case of the proof).
+pub fn max_walking_speed(comfort_speed: f64) -> f64 {
+    1.5 * comfort_speed / crate::model::DEFAULT_COMFORT_SPEED
+}
+
+/// The inseparable pairs among `crossings` (see [`infeasibility`]): with
+/// free parts walking at most `max_speed` `[m/s]`, two boundary points whose
+/// fixed parts have points `p_a(t)`, `p_b(t')` (a period shift apart, not
+/// both ghosts) with `|p_a(t) − p_b(t')| + max_speed·|t − t'| < 2r` collide in
+/// every solution: when `a` is at `p_a(t)`, `b` can be at most
+/// `max_speed·|t − t'|` from `p_b(t')`. `t = t'` is the plain overlap of the
+/// fixed parts, which needs no speed bound.
+pub fn conflicts_of(
+    crossings: &[Crossing],
+    stub_depth: f64,
+    radius: f64,
+    period: f64,
+    max_speed: f64,
+) -> Vec<Conflict> {
+    let (depth, r, pi) = (stub_depth, radius, period);
+    // How far a boundary point's fixed parts reach from it `[m]`.
+    let reach = |c: &Crossing| c.velocity.norm() * c.time_to_depth(depth).max(c.time_to_depth(2.0 * r));
+    let reaches: Vec<f64> = crossings.iter().map(reach).collect();
+    let mut out = Vec::new();
+    for (i, a) in crossings.iter().enumerate() {
+        for (j, b) in crossings.iter().enumerate().skip(i + 1) {
+            // Parts that cannot come within 2r of each other.
+            if (a.position - b.position).norm() >= reaches[i] + reaches[j] + 2.0 * r {
+                continue;
             }
-            Other::Obstacle(_) | Other::Ghost(_) => {
-                let dir = match other {
-                    Other::Obstacle(_) => cell.dir,
-                    _ => {
-                        let dp = ap.p_a - ap.p_b;
-                        if dp.norm() > 1e-9 {
-                            dp.normalize()
-                        } else {
-                            rotate(Vec2::new(1.0, 0.0), rng.random_range(0.0..std::f64::consts::TAU))
-                        }
-                    }
-                };
-                let phi = rng.random_range(-0.5..=0.5);
-                if let Some(k) = agents[i].path.movable_point_at(ap.t_a, params.merge_interval) {
-                    let push = if paper { theta } else { (-cell.gap).max(0.0) + 0.5 * theta };
-                    let p = agents[i].path.points[k].p + rotate(dir, phi) * push;
-                    if inside(p) {
-                        agents[i].path.set_position(k, p);
-                    } else if !paper {
-                        agents[i].path.set_position(k, clamp(p));
-                    }
-                }
-                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-                matrix.update(&paths, i);
+            if let Some((d, t)) = speed_bounded_distance(a, b, depth, 2.0 * r, pi, max_speed, 2.0 * r)
+                && d < 2.0 * r - 1e-9
+            {
+                out.push(Conflict { a: *a, b: *b, distance: d, time: t });
             }
         }
     }
-    let remaining = matrix.contacts();
-    CollisionOutcome { iterations, converged: remaining.is_empty(), remaining, cancelled }
+    out
+}
+
+/// `min |p_a(t) − p_b(t')| + u·|t − t'|` over the fixed parts of two boundary
+/// points (crossing stub of depth `stub_depth` inside, ghost of depth
+/// `ghost_depth` outside; not ghost against ghost) and the period shifts, with
+/// the play time `[s]` of the first point there. The function is jointly
+/// convex in `(t, t')` (a norm of an affine map plus a multiple of one), so
+/// nested ternary searches find its minimum over each pair of parts. Pairs of
+/// parts and shifts that cannot come below `threshold` `[m]` are skipped, so
+/// the result is exact below it and `None` or at least it otherwise.
+pub fn speed_bounded_distance(
+    a: &Crossing,
+    b: &Crossing,
+    stub_depth: f64,
+    ghost_depth: f64,
+    period: f64,
+    u: f64,
+    threshold: f64,
+) -> Option<(f64, f64)> {
+    type Part = ((Vec2, f64), (Vec2, f64));
+    let parts = |c: &Crossing| [c.stub(stub_depth), c.ghost(ghost_depth)];
+    let at = |p: &Part, t: f64| {
+        let ((p0, t0), (p1, t1)) = *p;
+        p0 + (p1 - p0) * ((t - t0) / (t1 - t0))
+    };
+    fn ternary(lo: f64, hi: f64, f: &dyn Fn(f64) -> f64) -> (f64, f64) {
+        let (mut lo, mut hi) = (lo, hi);
+        for _ in 0..40 {
+            let m1 = lo + (hi - lo) / 3.0;
+            let m2 = hi - (hi - lo) / 3.0;
+            if f(m1) <= f(m2) { hi = m2 } else { lo = m1 }
+        }
+        let t = (lo + hi) / 2.0;
+        (f(t), t)
+    }
+    let mut best: Option<(f64, f64)> = None;
+    for (ia, pa) in parts(a).iter().enumerate() {
+        for (ib, pb) in parts(b).iter().enumerate() {
+            if ia == 1 && ib == 1 {
+                continue;
+            }
+            // Parts whose boxes are 2r apart never conflict (the function is
+            // at least the distance of the boxes).
+            let (lo_a, hi_a) = (pa.0.0.inf(&pa.1.0), pa.0.0.sup(&pa.1.0));
+            let (lo_b, hi_b) = (pb.0.0.inf(&pb.1.0), pb.0.0.sup(&pb.1.0));
+            let gap = (lo_b - hi_a).sup(&(lo_a - hi_b)).sup(&Vec2::zeros()).norm();
+            if gap >= threshold {
+                continue;
+            }
+            // Shifts whose time gap alone costs 2r or more are skipped too.
+            let slack = threshold / u.max(1e-9);
+            let k0 = ((pb.0.1 - pa.1.1 - slack) / period).floor() as i64;
+            let k1 = ((pb.1.1 - pa.0.1 + slack) / period).ceil() as i64;
+            for k in k0..=k1 {
+                let shift = k as f64 * period;
+                // b's part on a's clock.
+                let pbs: Part = ((pb.0.0, pb.0.1 - shift), (pb.1.0, pb.1.1 - shift));
+                let time_gap = (pbs.0.1 - pa.1.1).max(pa.0.1 - pbs.1.1).max(0.0);
+                if gap + u * time_gap >= threshold {
+                    continue;
+                }
+                let inner = |t: f64| {
+                    let pt = at(pa, t);
+                    ternary(pbs.0.1, pbs.1.1, &|s: f64| (pt - at(&pbs, s)).norm() + u * (t - s).abs()).0
+                };
+                let (d, t) = ternary(pa.0.1, pa.1.1, &inner);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, t.rem_euclid(period)));
+                }
+            }
+        }
+    }
+    best
 }
 
 /// Every contact between `agents` and the fixed movers, from scratch.
@@ -603,7 +708,7 @@ pub fn find_contacts(
     params: &CollisionParams,
 ) -> Vec<Contact> {
     let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
-    DistanceMatrix::new(&paths, obstacles, ghosts, params).contacts()
+    matrix::IncrementalMatrix::new(&paths, obstacles, ghosts, params).contacts()
 }
 
 #[cfg(test)]

@@ -1,0 +1,444 @@
+//! Global refinement of control points in space **and time** by sequential
+//! linear programming (good_lp with the pure-Rust microlp solver) — the
+//! "global optimization approach that takes into account speed" and the
+//! moves "in space and time" the seed paper leaves as future work (§5, §6).
+//!
+//! One step linearises, around the current paths, for the control points of a
+//! chosen set of agents (positions `Δx, Δy`, times `Δt`; boundary points and
+//! crossing stubs are not variables):
+//!
+//! - **separation** at every closest approach (each period shift) nearer than
+//!   `target + buffer`: `n̂·(Δp_a(t_a) − Δp_b(t_b)) ≥ target − d`, where a
+//!   point on segment `s` at fraction `u` moves by
+//!   `(1−u)·ΔP_s + u·ΔP_{s+1} − v_s·((1−u)·ΔT_s + u·ΔT_{s+1})` (a later control
+//!   point puts the agent behind along its velocity); obstacles and seam ghosts
+//!   likewise, with the other side fixed. In *resolve* mode each constraint has
+//!   a penalised slack, so an overlapping set still yields a step;
+//! - **strictly increasing times**: `T_{k+1} + ΔT_{k+1} − T_k − ΔT_k ≥ δ`;
+//! - **staying inside A**: `r ≤ x + Δx ≤ L − r`, same for y;
+//! - a **trust region** `|Δx|, |Δy| ≤ ρ`, `|ΔT| ≤ ρ_t`;
+//!
+//! and minimises, with L1 terms (auxiliary variables),
+//! `w_dev·Σ|P + ΔP − P_ref(T)|` (deviation from the initial paths),
+//! `w_speed·Σ h·| |v| + v̂·Δv − u_cft |` (speed away from comfort) and
+//! `w_turn·Σ |Δ(v_k − v_{k−1})| / Δt_mid` (velocity jumps at control points:
+//! turns and speed artefacts), plus `w_slack·Σ slack`.
+//! The step is then applied and checked exactly against the distance matrix;
+//! a step that makes things worse is halved, then dropped.
+
+use super::matrix::IncrementalMatrix;
+use super::{CollisionParams, Ghost, closest_periodic, closest_to_obstacle, closest_with_shift, shifts};
+use crate::geometry::Vec2;
+use crate::model::Obstacle;
+use crate::trajectory::{Agent, Path};
+use good_lp::{Expression, ProblemVariables, Solution, SolverModel, Variable, microlp, variable};
+
+/// Settings of one refinement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefineSettings {
+    /// Trust region of positions `[m]`.
+    pub trust_position: f64,
+    /// Trust region of times `[s]`.
+    pub trust_time: f64,
+    /// Closest approaches nearer than `target + buffer` become constraints `[m]`.
+    pub buffer: f64,
+    /// Weight of the deviation from the reference paths `[1/m]`.
+    pub weight_deviation: f64,
+    /// Weight of the speed deviation from comfort `[s/m]`.
+    pub weight_speed: f64,
+    /// Weight of the velocity jumps at control points `[s²/m]`.
+    pub weight_turn: f64,
+    /// Separation constraints are soft with this penalty `[1/m]`
+    /// (`None`: hard).
+    pub slack: Option<f64>,
+    /// Shortest time between control points `[s]`.
+    pub min_spacing: f64,
+    /// Only control points in this time window move `[s]` (`None`: all).
+    pub window: Option<(f64, f64)>,
+}
+
+impl RefineSettings {
+    /// Resolving collisions where the greedy pass stalls.
+    pub fn resolve() -> RefineSettings {
+        RefineSettings {
+            trust_position: 0.4,
+            trust_time: 0.4,
+            buffer: 0.15,
+            weight_deviation: 0.05,
+            weight_speed: 0.05,
+            weight_turn: 0.02,
+            slack: Some(100.0),
+            min_spacing: 0.05,
+            window: None,
+        }
+    }
+
+    /// Polishing collision-free paths: lower speed and turn artefacts, keep
+    /// every separation.
+    pub fn polish() -> RefineSettings {
+        RefineSettings {
+            trust_position: 0.25,
+            trust_time: 0.25,
+            buffer: 0.12,
+            weight_deviation: 0.1,
+            weight_speed: 1.0,
+            weight_turn: 1.0,
+            slack: None,
+            min_spacing: 0.05,
+            window: None,
+        }
+    }
+}
+
+/// The variables of one control point.
+#[derive(Debug, Clone, Copy)]
+struct PointVars {
+    x: Variable,
+    y: Variable,
+    t: Option<Variable>,
+}
+
+/// Per agent of the step: per control point, its variables (`None`: fixed).
+struct Vars {
+    agents: Vec<usize>,
+    points: Vec<Vec<Option<PointVars>>>,
+}
+
+impl Vars {
+    fn of(&self, agent: usize) -> Option<&Vec<Option<PointVars>>> {
+        self.agents.iter().position(|&a| a == agent).map(|k| &self.points[k])
+    }
+}
+
+/// Adds `scale · n̂ · Δp(t)` of path `path` (with variables `vars`) at time
+/// `t` to `e`.
+fn add_displacement(e: &mut Expression, path: &Path, vars: &[Option<PointVars>], t: f64, n: Vec2, scale: f64) {
+    let s = path.segment_at(t);
+    let (a, b) = (path.points[s], path.points[s + 1]);
+    let u = ((t - a.t) / (b.t - a.t)).clamp(0.0, 1.0);
+    let v = path.segment_velocity(s);
+    for (k, w) in [(s, 1.0 - u), (s + 1, u)] {
+        if w == 0.0 {
+            continue;
+        }
+        if let Some(pv) = vars[k] {
+            e.add_mul(scale * w * n.x, pv.x);
+            e.add_mul(scale * w * n.y, pv.y);
+            if let Some(tv) = pv.t {
+                e.add_mul(-scale * w * n.dot(&v), tv);
+            }
+        }
+    }
+}
+
+/// Whether `Δp(t)` of `path` depends on some variable of `vars`.
+fn moves_at(path: &Path, vars: &[Option<PointVars>], t: f64) -> bool {
+    let s = path.segment_at(t);
+    vars[s].is_some() || vars[s + 1].is_some()
+}
+
+/// One SLP step over the agents `movable` (see the module docs). Returns the
+/// displacements `(agent, point, Δp, Δt)` of the solution, or `None` when the
+/// LP failed.
+#[allow(clippy::too_many_arguments)]
+pub fn step(
+    agents: &[Agent],
+    reference: &[Agent],
+    movable: &[usize],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+    settings: &RefineSettings,
+) -> Option<Vec<(usize, usize, Vec2, f64)>> {
+    let (r, l, pi) = (params.radius, params.size, params.period);
+    let mut pv = ProblemVariables::new();
+    let mut objective = Expression::from(0.0);
+    let mut vars = Vars { agents: movable.to_vec(), points: Vec::new() };
+    // Variables and their bounds.
+    for &i in movable {
+        let path = &agents[i].path;
+        let n = path.points.len();
+        let mut pts: Vec<Option<PointVars>> = vec![None; n];
+        for (k, &c) in path.points.iter().enumerate() {
+            if !path.is_movable(k) || (path.looped && k == n - 1) {
+                continue;
+            }
+            if settings.window.is_some_and(|(lo, hi)| c.t < lo || c.t > hi) {
+                continue;
+            }
+            let rho = settings.trust_position;
+            let x = pv.add(variable().min((r - c.p.x).max(-rho).min(0.0)).max((l - r - c.p.x).min(rho).max(0.0)));
+            let y = pv.add(variable().min((r - c.p.y).max(-rho).min(0.0)).max((l - r - c.p.y).min(rho).max(0.0)));
+            let t = (!path.looped).then(|| pv.add(variable().min(-settings.trust_time).max(settings.trust_time)));
+            pts[k] = Some(PointVars { x, y, t });
+        }
+        if path.looped {
+            pts[n - 1] = pts[0];
+        }
+        vars.points.push(pts);
+    }
+    let mut constraints = Vec::new();
+    // Objective terms.
+    for (slot, &i) in movable.iter().enumerate() {
+        let path = &agents[i].path;
+        let pts = &vars.points[slot];
+        let n = path.points.len();
+        // Deviation from the reference path at the point's time.
+        for (k, &slot) in pts.iter().enumerate() {
+            let Some(p) = slot else { continue };
+            if path.looped && k == n - 1 {
+                continue;
+            }
+            let c = path.points[k];
+            let reference = reference[i].path.position(c.t);
+            for (var, off) in [(p.x, c.p.x - reference.x), (p.y, c.p.y - reference.y)] {
+                let e = pv.add(variable().min(0.0));
+                objective.add_mul(settings.weight_deviation, e);
+                constraints.push((Expression::from(e) - var).geq(off));
+                constraints.push((Expression::from(e) + var).geq(-off));
+            }
+        }
+        // Segment velocities, linearised: Δv = (ΔP₁ − ΔP₀)/h − v·(ΔT₁ − ΔT₀)/h.
+        let dv = |s: usize| -> [Expression; 2] {
+            let h = path.points[s + 1].t - path.points[s].t;
+            let v = path.segment_velocity(s);
+            let mut out = [Expression::from(0.0), Expression::from(0.0)];
+            for (k, sign) in [(s, -1.0), (s + 1, 1.0)] {
+                if let Some(p) = pts[k] {
+                    out[0].add_mul(sign / h, p.x);
+                    out[1].add_mul(sign / h, p.y);
+                    if let Some(t) = p.t {
+                        out[0].add_mul(-sign * v.x / h, t);
+                        out[1].add_mul(-sign * v.y / h, t);
+                    }
+                }
+            }
+            out
+        };
+        let has = |s: usize| pts[s].is_some() || pts[s + 1].is_some();
+        for s in 0..n - 1 {
+            if !has(s) {
+                continue;
+            }
+            let h = path.points[s + 1].t - path.points[s].t;
+            let v = path.segment_velocity(s);
+            let speed = v.norm();
+            if speed > 1e-6 {
+                let [dx, dy] = dv(s);
+                let lin = dx * (v.x / speed) + dy * (v.y / speed);
+                let e = pv.add(variable().min(0.0));
+                objective.add_mul(settings.weight_speed * h, e);
+                constraints.push((Expression::from(e) - lin.clone()).geq(speed - params.comfort_speed));
+                constraints.push((Expression::from(e) + lin).geq(params.comfort_speed - speed));
+            }
+        }
+        for k in 1..n - 1 {
+            if !(has(k - 1) || has(k)) {
+                continue;
+            }
+            let mid = (path.points[k + 1].t - path.points[k - 1].t) / 2.0;
+            let a0 = path.segment_velocity(k) - path.segment_velocity(k - 1);
+            let [ax1, ay1] = dv(k);
+            let [ax0, ay0] = dv(k - 1);
+            for (lin, a) in [(ax1 - ax0, a0.x), (ay1 - ay0, a0.y)] {
+                let e = pv.add(variable().min(0.0));
+                objective.add_mul(settings.weight_turn / mid.max(0.05), e);
+                constraints.push((Expression::from(e) - lin.clone()).geq(a));
+                constraints.push((Expression::from(e) + lin).geq(-a));
+            }
+        }
+        // Strictly increasing times.
+        for s in 0..n - 1 {
+            let (ta, tb) = (pts[s].and_then(|p| p.t), pts[s + 1].and_then(|p| p.t));
+            if ta.is_none() && tb.is_none() {
+                continue;
+            }
+            let gap = path.points[s + 1].t - path.points[s].t;
+            let need = gap.min(settings.min_spacing);
+            let mut e = Expression::from(0.0);
+            if let Some(tb) = tb {
+                e.add_mul(1.0, tb);
+            }
+            if let Some(ta) = ta {
+                e.add_mul(-1.0, ta);
+            }
+            constraints.push(e.geq(need - gap));
+        }
+    }
+    // Separation constraints.
+    let agent_target = 2.0 * r + params.margin;
+    let mut separation = |e: Expression, rhs: f64, pv: &mut ProblemVariables, objective: &mut Expression| {
+        let e = match settings.slack {
+            Some(w) => {
+                let s = pv.add(variable().min(0.0));
+                objective.add_mul(w, s);
+                e + s
+            }
+            None => e,
+        };
+        constraints.push(e.geq(rhs));
+    };
+    for (slot, &i) in movable.iter().enumerate() {
+        let a = &agents[i].path;
+        let va = &vars.points[slot];
+        for (j, other) in agents.iter().enumerate() {
+            let b = &other.path;
+            let vb = vars.of(j);
+            // A pair of movable agents once.
+            if vb.is_some() && j < i {
+                continue;
+            }
+            if i == j && a.looped {
+                continue;
+            }
+            for k in shifts(a, b, pi) {
+                if i == j && k == 0 {
+                    continue;
+                }
+                let Some(ap) = closest_with_shift(a, b, k as f64 * pi) else { continue };
+                if ap.distance >= agent_target + settings.buffer {
+                    continue;
+                }
+                // A row without variables that already holds adds nothing.
+                if ap.distance >= agent_target
+                    && !moves_at(a, va, ap.t_a)
+                    && vb.is_none_or(|vb| !moves_at(b, vb, ap.t_b))
+                {
+                    continue;
+                }
+                let d = ap.p_a - ap.p_b;
+                let n = if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
+                let mut e = Expression::from(0.0);
+                add_displacement(&mut e, a, va, ap.t_a, n, 1.0);
+                if let Some(vb) = vb {
+                    add_displacement(&mut e, b, vb, ap.t_b, n, -1.0);
+                }
+                separation(e, agent_target - ap.distance, &mut pv, &mut objective);
+            }
+        }
+        for (g, ghost) in ghosts.iter().enumerate() {
+            let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
+            let Some(ap) = closest_periodic(a, &ghost.path, pi, skip) else { continue };
+            if ap.distance >= agent_target + settings.buffer
+                || (ap.distance >= agent_target && !moves_at(a, va, ap.t_a))
+            {
+                continue;
+            }
+            let _ = g;
+            let d = ap.p_a - ap.p_b;
+            let n = if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
+            let mut e = Expression::from(0.0);
+            add_displacement(&mut e, a, va, ap.t_a, n, 1.0);
+            separation(e, agent_target - ap.distance, &mut pv, &mut objective);
+        }
+        for o in obstacles {
+            let (t, _, d, dir) = closest_to_obstacle(a, o);
+            let target = r + params.margin;
+            if d >= target + settings.buffer || (d >= target && !moves_at(a, va, t)) {
+                continue;
+            }
+            let mut e = Expression::from(0.0);
+            add_displacement(&mut e, a, va, t, dir, 1.0);
+            separation(e, target - d, &mut pv, &mut objective);
+        }
+    }
+    let mut model = pv.minimise(objective).using(microlp);
+    for c in constraints {
+        model.add_constraint(c);
+    }
+    let solution = model.solve().ok()?;
+    let mut out = Vec::new();
+    for (slot, &i) in movable.iter().enumerate() {
+        let n = agents[i].path.points.len();
+        for (k, p) in vars.points[slot].iter().enumerate() {
+            let Some(p) = p else { continue };
+            if agents[i].path.looped && k == n - 1 {
+                continue;
+            }
+            let dp = Vec2::new(solution.value(p.x), solution.value(p.y));
+            let dt = p.t.map_or(0.0, |t| solution.value(t));
+            if dp.norm() > 1e-7 || dt.abs() > 1e-7 {
+                out.push((i, k, dp, dt));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Applies a step scaled by `scale`; returns each changed agent's window.
+fn apply(agents: &mut [Agent], moves: &[(usize, usize, Vec2, f64)], scale: f64, params: &CollisionParams) {
+    let (r, l) = (params.radius, params.size);
+    for &(i, k, dp, dt) in moves {
+        let path = &mut agents[i].path;
+        let p = crate::trajectory::clamp_inside(path.points[k].p + dp * scale, r, l);
+        path.set_position(k, p);
+        path.points[k].t += dt * scale;
+    }
+}
+
+/// The sum of how far every near cell is below its target `[m]`.
+fn violation(matrix: &IncrementalMatrix<'_>) -> f64 {
+    matrix.near(0.0).iter().map(|c| -c.2.gap).sum()
+}
+
+/// Runs up to `rounds` SLP steps over `movable`, keeping the matrix exact.
+/// In resolve mode (soft separation) a step is kept when the total violation
+/// drops; in polish mode (hard separation) when no gap drops below zero that
+/// was not already. A rejected step is halved twice, then dropped. Returns the
+/// number of linear programs solved.
+#[allow(clippy::too_many_arguments)]
+pub fn refine(
+    agents: &mut [Agent],
+    reference: &[Agent],
+    movable: &[usize],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+    settings: &RefineSettings,
+    matrix: &mut IncrementalMatrix<'_>,
+    rounds: usize,
+) -> usize {
+    let mut solved = 0;
+    for _ in 0..rounds {
+        let Some(moves) = step(agents, reference, movable, obstacles, ghosts, params, settings) else {
+            break;
+        };
+        solved += 1;
+        if moves.is_empty() {
+            break;
+        }
+        let before_violation = violation(matrix);
+        let before_min = matrix.min_gap().unwrap_or(f64::INFINITY).min(0.0);
+        let saved: Vec<Path> = movable.iter().map(|&i| agents[i].path.clone()).collect();
+        let mut accepted = false;
+        for scale in [1.0, 0.5, 0.25] {
+            apply(agents, &moves, scale, params);
+            let ok_times = movable.iter().all(|&i| agents[i].path.check().is_ok());
+            if ok_times {
+                let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+                for &i in movable {
+                    matrix.update(&paths, i, None);
+                }
+                let better = match settings.slack {
+                    Some(_) => violation(matrix) < before_violation - 1e-6,
+                    None => matrix.min_gap().unwrap_or(f64::INFINITY) >= before_min - 1e-12,
+                };
+                if better {
+                    accepted = true;
+                    break;
+                }
+            }
+            for (&i, p) in movable.iter().zip(&saved) {
+                agents[i].path = p.clone();
+            }
+            let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+            for &i in movable {
+                matrix.update(&paths, i, None);
+            }
+        }
+        if !accepted {
+            break;
+        }
+    }
+    solved
+}
