@@ -335,6 +335,10 @@ impl EditorApp {
         self.windows(ui.ctx());
 
         let commands = std::mem::take(&mut self.pending);
+        if !commands.is_empty() {
+            // Show the result of the commands in the next frame right away.
+            ui.ctx().request_repaint();
+        }
         for c in commands {
             self.run_command(c);
         }
@@ -672,7 +676,8 @@ impl EditorApp {
                 }
             }
             c @ (Command::New | Command::Open(_) | Command::Quit) => {
-                if self.dirty() && !std::mem::take(&mut self.discard_ok) {
+                let asked = std::mem::take(&mut self.discard_ok);
+                if self.dirty() && !asked {
                     self.prompt = Some(Prompt { then: c });
                     return;
                 }
