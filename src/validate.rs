@@ -11,6 +11,18 @@ use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side}
 /// crossings would take an unbounded time to clear the seam.
 pub const MIN_NORMAL_SPEED: f64 = 0.1;
 
+/// Practical range of the patch side L `[m]`: beyond it the bake's work and
+/// the baked file grow without bound (and 32-bit export loses precision).
+pub const SIZE_RANGE: (f64, f64) = (1.0, 1000.0);
+/// Practical range of the period π `[s]`.
+pub const PERIOD_RANGE: (f64, f64) = (1.0, 3600.0);
+/// Practical range of the comfort speed u_cft `[m/s]` (pedestrians).
+pub const COMFORT_SPEED_RANGE: (f64, f64) = (0.1, 10.0);
+/// Smallest agent radius r `[m]`.
+pub const MIN_AGENT_RADIUS: f64 = 0.01;
+/// Largest speed of a boundary point's velocity `[m/s]`.
+pub const MAX_BOUNDARY_SPEED: f64 = 10.0;
+
 fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
     Problem { file: None, path: path.into(), message: message.into() }
 }
@@ -27,11 +39,17 @@ fn fmt_v(v: [f64; 2]) -> String {
 pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) -> Vec<Problem> {
     let mut out = Vec::new();
     let (l, pi) = (pattern.length, pattern.period);
-    if !(l.is_finite() && l > 0.0) {
-        out.push(problem(format!("{prefix}length"), format!("= {l} must be a finite number > 0 [m]")));
+    if !(l.is_finite() && (SIZE_RANGE.0..=SIZE_RANGE.1).contains(&l)) {
+        out.push(problem(
+            format!("{prefix}length"),
+            format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1),
+        ));
     }
-    if !(pi.is_finite() && pi > 0.0) {
-        out.push(problem(format!("{prefix}period"), format!("= {pi} must be a finite number > 0 [s]")));
+    if !(pi.is_finite() && (PERIOD_RANGE.0..=PERIOD_RANGE.1).contains(&pi)) {
+        out.push(problem(
+            format!("{prefix}period"),
+            format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1),
+        ));
     }
     for direction in [Direction::Entry, Direction::Exit] {
         for (i, b) in pattern.points(direction).iter().enumerate() {
@@ -46,6 +64,13 @@ pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) 
                 let shown = crate::geometry::arr(rotate_quarter(v2(v), display_turns));
                 if !(v[0].is_finite() && v[1].is_finite()) {
                     out.push(problem(format!("{at}.velocity"), format!("= {} must be finite [m/s]", fmt_v(shown))));
+                    continue;
+                }
+                if v[0].hypot(v[1]) > MAX_BOUNDARY_SPEED {
+                    out.push(problem(
+                        format!("{at}.velocity"),
+                        format!("= {} is faster than {MAX_BOUNDARY_SPEED} m/s", fmt_v(shown)),
+                    ));
                     continue;
                 }
                 // Side frame: y is the inward normal.
@@ -92,20 +117,27 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     let mut out = Vec::new();
     let (l, pi, r, u) = (patch.size, patch.period, patch.agent_radius, patch.comfort_speed);
     let mut params_ok = true;
-    if !(l.is_finite() && l > 0.0) {
-        out.push(problem("size", format!("= {l} must be a finite number > 0 [m]")));
+    let in_range = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
+    if !in_range(l, SIZE_RANGE) {
+        out.push(problem("size", format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1)));
         params_ok = false;
     }
-    if !(pi.is_finite() && pi > 0.0) {
-        out.push(problem("period", format!("= {pi} must be a finite number > 0 [s]")));
+    if !in_range(pi, PERIOD_RANGE) {
+        out.push(problem("period", format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1)));
         params_ok = false;
     }
-    if !(r.is_finite() && r > 0.0 && (!l.is_finite() || r < l / 4.0)) {
-        out.push(problem("agent_radius", format!("= {r} must be in (0, L/4) = (0, {}) [m]", l / 4.0)));
+    if !(r.is_finite() && r >= MIN_AGENT_RADIUS && (!l.is_finite() || r < l / 4.0)) {
+        out.push(problem(
+            "agent_radius",
+            format!("= {r} must be in [{MIN_AGENT_RADIUS}, L/4) = [{MIN_AGENT_RADIUS}, {}) [m]", l / 4.0),
+        ));
         params_ok = false;
     }
-    if !(u.is_finite() && u > 0.0) {
-        out.push(problem("comfort_speed", format!("= {u} must be a finite number > 0 [m/s]")));
+    if !in_range(u, COMFORT_SPEED_RANGE) {
+        out.push(problem(
+            "comfort_speed",
+            format!("= {u} is not in [{}, {}] [m/s]", COMFORT_SPEED_RANGE.0, COMFORT_SPEED_RANGE.1),
+        ));
         params_ok = false;
     }
     out.extend(validate_solver(patch));

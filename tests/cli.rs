@@ -169,6 +169,22 @@ fn malformed_documents_exit_2_and_name_the_field() {
             "parity",
         ),
         (
+            "absurd period",
+            r#"{"format":1,"size":16,"period":1e308,"sides":{"south":{"entries":[{"s":3,"t":1}],"exits":[{"s":9,"t":5}]}}}"#
+                .into(),
+            "period = 100000000",
+        ),
+        ("tiny period", r#"{"format":1,"size":16,"period":1e-9}"#.into(), "period = 0.000000001 is not in [1, 3600]"),
+        ("huge size", r#"{"format":1,"size":1e12,"period":10}"#.into(), "size = 1000000000000 is not in [1, 1000]"),
+        ("comfort speed", format!(r#"{{{base},"comfort_speed":1e-200}}"#), "comfort_speed"),
+        (
+            "boundary speed",
+            format!(
+                r#"{{{base},"sides":{{"south":{{"entries":[{{"s":3,"t":1,"velocity":[0,1e9]}}],"exits":[{{"s":9,"t":5}}]}}}}}}"#
+            ),
+            "sides.south.entries[0].velocity = [0, 1000000000] is faster than 10 m/s",
+        ),
+        (
             "obstacle outside",
             format!(r#"{{{base},"obstacles":[{{"circle":{{"center":[15.5,8],"radius":1}}}}]}}"#),
             "obstacles[0]",
