@@ -1791,7 +1791,7 @@ impl EditorApp {
         if let Some(mut d) = self.dialog.take() {
             let mut keep = true;
             let mut chosen = None;
-            egui::Window::new(d.purpose.title()).collapsible(false).default_width(460.0).show(ctx, |ui| {
+            egui::Window::new(d.purpose.title()).collapsible(false).default_width(460.0).pivot(egui::Align2::CENTER_CENTER).default_pos(ctx.content_rect().center()).show(ctx, |ui| {
                 ui.horizontal(|ui| {
                     if ui.button("Up").on_hover_text("Parent folder").clicked()
                         && let Some(p) = d.dir.parent()
@@ -1896,7 +1896,7 @@ impl EditorApp {
         }
 
         if let Some((path, a)) = self.recovery.first().cloned() {
-            egui::Window::new("Recover unsaved work").collapsible(false).show(ctx, |ui| {
+            egui::Window::new("Recover unsaved work").collapsible(false).anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]).show(ctx, |ui| {
                 let age = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| d.as_secs().saturating_sub(a.saved_at))
@@ -1919,7 +1919,7 @@ impl EditorApp {
 
         if let Some(e) = self.error_window.clone() {
             let mut open = true;
-            egui::Window::new("Error").open(&mut open).collapsible(false).show(ctx, |ui| {
+            egui::Window::new("Error").open(&mut open).collapsible(false).anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]).show(ctx, |ui| {
                 ui.colored_label(view::PROBLEM, e);
             });
             if !open {
@@ -1929,7 +1929,7 @@ impl EditorApp {
 
         if self.show_help {
             let mut open = true;
-            egui::Window::new("Keyboard shortcuts").open(&mut open).collapsible(false).show(ctx, |ui| {
+            egui::Window::new("Keyboard shortcuts").open(&mut open).collapsible(false).pivot(egui::Align2::CENTER_CENTER).default_pos(ctx.content_rect().center()).show(ctx, |ui| {
                 egui::Grid::new("help").num_columns(2).striped(true).show(ui, |ui| {
                     for (k, what) in SHORTCUTS {
                         ui.label(RichText::new(*k).monospace());

@@ -77,7 +77,7 @@ pub fn write_autosave(dir: &Path, file: Option<&Path>, doc: &PatchDocument) -> s
     let path = autosave_path(dir);
     std::fs::create_dir_all(path.parent().expect("has a parent"))?;
     let a = Autosave {
-        file: file.map(Path::to_path_buf),
+        file: file.map(crate::edit::absolute),
         saved_at: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -114,9 +114,16 @@ pub fn orphaned_autosaves(dir: &Path) -> Vec<(PathBuf, Autosave)> {
     out
 }
 
-/// Whether a process runs (Linux: `/proc/<pid>` exists; elsewhere assume not).
+/// Whether a process runs (Linux: `/proc/<pid>/stat` exists and the process
+/// is not a zombie, as one killed a moment ago is until reaped; elsewhere
+/// assume it does not).
 fn process_alive(pid: u32) -> bool {
-    Path::new("/proc").join(pid.to_string()).exists()
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "pid (comm) S …": the state follows the last parenthesis.
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
 }
 
 /// What a file dialog is for.
@@ -255,6 +262,26 @@ mod tests {
         assert_eq!(found[0].1, dead);
         remove_autosave(dir.path());
         assert!(!autosave_path(dir.path()).exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_process_is_not_alive_even_before_it_is_reaped() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        assert!(process_alive(child.id()));
+        child.kill().unwrap();
+        // Not waited for yet: a zombie.
+        let mut dead = false;
+        for _ in 0..100 {
+            if !process_alive(child.id()) {
+                dead = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(dead, "a zombie counts as gone");
+        child.wait().unwrap();
+        assert!(process_alive(std::process::id()));
     }
 
     #[test]
