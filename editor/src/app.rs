@@ -650,10 +650,7 @@ impl EditorApp {
                     self.job = None;
                     self.start_bake_now();
                 } else {
-                    self.fail(format!(
-                        "cannot bake: {} problem(s); see the Problems panel",
-                        self.problems.len()
-                    ));
+                    self.fail(format!("cannot bake: {} problem(s); see the Problems panel", self.problems.len()));
                 }
             }
             Command::CancelBake => {
@@ -716,7 +713,9 @@ impl EditorApp {
                         self.load(a.document.clone(), a.file.clone());
                         // Recovered work is unsaved: compare with the file on disk.
                         self.saved = match &a.file {
-                            Some(f) => crowdpatch::model::read_patch_document(f).map(|d| d.0).unwrap_or_else(|_| new_document()),
+                            Some(f) => crowdpatch::model::read_patch_document(f)
+                                .map(|d| d.0)
+                                .unwrap_or_else(|_| new_document()),
                             None => new_document(),
                         };
                         let _ = std::fs::remove_file(&p);
@@ -746,11 +745,9 @@ impl EditorApp {
 
     fn fix_selection(&mut self) {
         let ok = match self.selection {
-            Selection::Point(id) => edit::side_view(&self.doc, id.side, &self.base_dir())
-                .pattern
-                .points(id.direction)
-                .len()
-                > id.index,
+            Selection::Point(id) => {
+                edit::side_view(&self.doc, id.side, &self.base_dir()).pattern.points(id.direction).len() > id.index
+            }
             Selection::Obstacle(k) => k < self.doc.obstacles.len(),
             Selection::None => true,
         };
@@ -854,7 +851,8 @@ impl EditorApp {
         let out = if png { crate::export::write_png(&r.bake, p) } else { crate::export::write_glb(&r.bake, p) };
         match out {
             Ok(()) => {
-                let stale = if r.document != self.doc { " (of the last bake; the document has changed since)" } else { "" };
+                let stale =
+                    if r.document != self.doc { " (of the last bake; the document has changed since)" } else { "" };
                 self.say(format!("exported {}{stale}", p.display()))
             }
             Err(e) => self.fail(format!("export failed: {e:#}")),
@@ -1067,10 +1065,13 @@ impl EditorApp {
             );
             ui.end_row();
             ui.label("Solver");
-            egui::ComboBox::from_id_salt("solver").selected_text(format!("{:?}", doc.solver.method)).show_ui(ui, |ui| {
-                ui.selectable_value(&mut doc.solver.method, SolverKind::Default, "Default");
-                ui.selectable_value(&mut doc.solver.method, SolverKind::Paper, "Paper (Algorithm 2 as written)");
-            });
+            egui::ComboBox::from_id_salt("solver").selected_text(format!("{:?}", doc.solver.method)).show_ui(
+                ui,
+                |ui| {
+                    ui.selectable_value(&mut doc.solver.method, SolverKind::Default, "Default");
+                    ui.selectable_value(&mut doc.solver.method, SolverKind::Paper, "Paper (Algorithm 2 as written)");
+                },
+            );
             ui.end_row();
             ui.label("Max iterations");
             ui.add(egui::DragValue::new(&mut doc.solver.max_iterations).range(1..=1_000_000));
@@ -1111,31 +1112,30 @@ impl EditorApp {
         }
         let side = self.library_side;
         for e in &self.library {
-            ui.horizontal(|ui| {
-                match &e.pattern {
-                    Ok(p) => {
-                        let tag = if p.is_balanced() { "" } else { " (unbalanced)" };
-                        ui.label(format!("{}  {} in / {} out{tag}", e.name(), p.entries.len(), p.exits.len()))
-                            .on_hover_text(e.file.display().to_string());
-                        if ui.small_button("Apply").on_hover_text(format!("Copy onto the {side} side")).clicked() {
-                            self.pending.push(Command::ApplyPattern { side, file: e.file.clone(), link: false });
-                        }
-                        if ui
-                            .small_button("Link")
-                            .on_hover_text(format!("Reference the file from the {side} side"))
-                            .clicked()
-                        {
-                            self.pending.push(Command::ApplyPattern { side, file: e.file.clone(), link: true });
-                        }
+            ui.horizontal(|ui| match &e.pattern {
+                Ok(p) => {
+                    let tag = if p.is_balanced() { "" } else { " (unbalanced)" };
+                    ui.label(format!("{}  {} in / {} out{tag}", e.name(), p.entries.len(), p.exits.len()))
+                        .on_hover_text(e.file.display().to_string());
+                    if ui.small_button("Apply").on_hover_text(format!("Copy onto the {side} side")).clicked() {
+                        self.pending.push(Command::ApplyPattern { side, file: e.file.clone(), link: false });
                     }
-                    Err(err) => {
-                        ui.colored_label(view::PROBLEM, e.name()).on_hover_text(err);
+                    if ui
+                        .small_button("Link")
+                        .on_hover_text(format!("Reference the file from the {side} side"))
+                        .clicked()
+                    {
+                        self.pending.push(Command::ApplyPattern { side, file: e.file.clone(), link: true });
                     }
+                }
+                Err(err) => {
+                    ui.colored_label(view::PROBLEM, e.name()).on_hover_text(err);
                 }
             });
         }
         if ui.button(format!("Save the {side} side as a pattern…")).clicked() {
-            let name = format!("{}-{}.pattern.json", self.doc.name.clone().unwrap_or_else(|| "side".into()), side.name());
+            let name =
+                format!("{}-{}.pattern.json", self.doc.name.clone().unwrap_or_else(|| "side".into()), side.name());
             self.dialog = Some(FileDialog::new(DialogPurpose::SavePattern(side), self.library_dir.clone(), name));
         }
     }
@@ -1152,7 +1152,12 @@ impl EditorApp {
                     SideSource::Missing(f, _) => format!("file {f} (missing)"),
                 };
                 ui.label(format!("{} in / {} out, {src}", v.pattern.entries.len(), v.pattern.exits.len()));
-                if matches!(v.source, SideSource::File(_)) && ui.small_button("Copy in").on_hover_text("Copy the pattern file's points into the document to edit them here").clicked() {
+                if matches!(v.source, SideSource::File(_))
+                    && ui
+                        .small_button("Copy in")
+                        .on_hover_text("Copy the pattern file's points into the document to edit them here")
+                        .clicked()
+                {
                     self.pending.push(Command::InlineSide(side));
                 }
                 if !matches!(v.source, SideSource::Empty) && ui.small_button("Clear").clicked() {
@@ -1189,7 +1194,8 @@ impl EditorApp {
             let max = self.doc.solver.max_iterations.max(1);
             let frac = (p.iteration() as f32 / max as f32).min(1.0);
             let stage = p.stage().map_or("starting".to_string(), stage_name);
-            let text = format!("{stage}: iteration {} · worst gap {:.3} m · {:.1} s", p.iteration(), p.gap(), j.elapsed());
+            let text =
+                format!("{stage}: iteration {} · worst gap {:.3} m · {:.1} s", p.iteration(), p.gap(), j.elapsed());
             ui.add(egui::ProgressBar::new(frac).text(text).animate(true));
             if j.cancelling() {
                 ui.label("cancelling…");
@@ -1202,7 +1208,12 @@ impl EditorApp {
                 RichText::new(format!("{} collisions remain", r.bake.remaining.len())).color(view::PROBLEM)
             };
             ui.horizontal(|ui| {
-                ui.label(format!("{} agents, {} iterations, {:.2} s:", r.bake.agents.len(), r.bake.collision.iterations, r.seconds));
+                ui.label(format!(
+                    "{} agents, {} iterations, {:.2} s:",
+                    r.bake.agents.len(),
+                    r.bake.collision.iterations,
+                    r.seconds
+                ));
                 ui.label(state);
             });
             if stale {
@@ -1337,31 +1348,66 @@ impl EditorApp {
         egui::Grid::new("metrics").num_columns(2).striped(true).show(ui, |ui| {
             let row = |ui: &mut Ui, k: &str, v: String, bad: bool| {
                 ui.label(k);
-                if bad { ui.colored_label(view::PROBLEM, v) } else { ui.label(v) };
+                if bad {
+                    ui.colored_label(view::PROBLEM, v)
+                } else {
+                    ui.label(v)
+                };
                 ui.end_row();
             };
             row(ui, "converged", format!("{}", r.bake.converged()), !r.bake.converged());
             row(ui, "iterations", r.bake.collision.iterations.to_string(), false);
-            row(ui, "min separation", format!("{} (2r = {two_r:.2} m)", fmt(m.min_separation)), m.min_separation.is_some_and(|d| d < two_r - 1e-9));
-            row(ui, "obstacle clearance", fmt(m.obstacle_clearance), m.obstacle_clearance.is_some_and(|d| d < r.baked.agent_radius - 1e-9));
+            row(
+                ui,
+                "min separation",
+                format!("{} (2r = {two_r:.2} m)", fmt(m.min_separation)),
+                m.min_separation.is_some_and(|d| d < two_r - 1e-9),
+            );
+            row(
+                ui,
+                "obstacle clearance",
+                fmt(m.obstacle_clearance),
+                m.obstacle_clearance.is_some_and(|d| d < r.baked.agent_radius - 1e-9),
+            );
             row(ui, "seam clearance", fmt(m.seam_clearance), false);
-            row(ui, "collisions", format!("{} ({:.2} s overlap)", m.collisions.count, m.collisions.overlap_time), m.collisions.count > 0);
-            row(ui, "boundary error", format!("{:.2e} m, {:.2e} s", m.boundary_error.position, m.boundary_error.time), false);
-            row(ui, "speed mean", format!("{:.2} m/s (p5 {:.2}, p95 {:.2}, max {:.2})", m.speed.mean, m.speed.p5, m.speed.p95, m.speed.max), false);
+            row(
+                ui,
+                "collisions",
+                format!("{} ({:.2} s overlap)", m.collisions.count, m.collisions.overlap_time),
+                m.collisions.count > 0,
+            );
+            row(
+                ui,
+                "boundary error",
+                format!("{:.2e} m, {:.2e} s", m.boundary_error.position, m.boundary_error.time),
+                false,
+            );
+            row(
+                ui,
+                "speed mean",
+                format!(
+                    "{:.2} m/s (p5 {:.2}, p95 {:.2}, max {:.2})",
+                    m.speed.mean, m.speed.p5, m.speed.p95, m.speed.max
+                ),
+                false,
+            );
             row(ui, "|u − u_cft| mean", format!("{:.2} m/s", m.speed.mean_comfort_deviation), false);
             row(ui, "turn rate", format!("p95 {:.2}, max {:.2} rad/s", m.turn_rate.p95, m.turn_rate.max), false);
             row(ui, "coverage", format!("{:.0} %", m.coverage * 100.0), false);
-            row(ui, "time", format!("{:.0} ms (collisions {:.0} ms, smoothing {:.0} ms)", t.total_ms, t.collision_removal_ms, t.smoothing_ms), false);
+            row(
+                ui,
+                "time",
+                format!(
+                    "{:.0} ms (collisions {:.0} ms, smoothing {:.0} ms)",
+                    t.total_ms, t.collision_removal_ms, t.smoothing_ms
+                ),
+                false,
+            );
         });
         if !r.bake.remaining.is_empty() {
             ui.label("Remaining collisions (click to see):");
-            let list: Vec<(usize, String, f64)> = r
-                .bake
-                .report()
-                .remaining_collisions
-                .iter()
-                .map(|c| (c.agent, c.other.clone(), c.time))
-                .collect();
+            let list: Vec<(usize, String, f64)> =
+                r.bake.report().remaining_collisions.iter().map(|c| (c.agent, c.other.clone(), c.time)).collect();
             for (a, other, t) in list.into_iter().take(20) {
                 if ui.link(format!("agent {a} × {other} at t = {t:.2} s")).clicked() {
                     self.time = t;
@@ -1392,7 +1438,8 @@ impl EditorApp {
             }
         }
         for w in self.warnings.clone() {
-            if ui.add(egui::Label::new(RichText::new(&w.message).color(view::WARNING)).sense(Sense::click())).clicked() {
+            if ui.add(egui::Label::new(RichText::new(&w.message).color(view::WARNING)).sense(Sense::click())).clicked()
+            {
                 self.selection = Selection::Obstacle(w.obstacle);
             }
         }
@@ -1411,7 +1458,8 @@ impl EditorApp {
                 if bad.is_empty() {
                     ui.colored_label(view::ENTRY, "Seamless: every side meets the mirror of its opposite side.");
                 } else {
-                    let names: Vec<&str> = bad.iter().map(|s| if *s == Side::South { "south/north" } else { "east/west" }).collect();
+                    let names: Vec<&str> =
+                        bad.iter().map(|s| if *s == Side::South { "south/north" } else { "east/west" }).collect();
                     ui.colored_label(view::PROBLEM, format!("Seams that do not match: {}", names.join(", ")));
                     if ui.button("Make tileable").clicked() {
                         self.pending.push(Command::MakeTileable);
@@ -1510,7 +1558,11 @@ impl EditorApp {
                 }
                 Some(t)
             }
-            Some(crate::tools::PatchHit::Obstacle(k) | crate::tools::PatchHit::Rim(k) | crate::tools::PatchHit::Vertex(k, _)) => {
+            Some(
+                crate::tools::PatchHit::Obstacle(k)
+                | crate::tools::PatchHit::Rim(k)
+                | crate::tools::PatchHit::Vertex(k, _),
+            ) => {
                 let mut t = format!("obstacles[{k}]");
                 for m in self.obstacle_problems.get(&k).into_iter().flatten() {
                     t.push_str(&format!("\n! {m}"));
@@ -1581,7 +1633,10 @@ impl EditorApp {
                             if let (Some(e), Some(x)) = (a.entry, a.exit) {
                                 let c = view::time_colour(e.t, pi);
                                 painter.line_segment(
-                                    [xf.to_screen([e.position.x, e.position.y]), xf.to_screen([x.position.x, x.position.y])],
+                                    [
+                                        xf.to_screen([e.position.x, e.position.y]),
+                                        xf.to_screen([x.position.x, x.position.y]),
+                                    ],
                                     Stroke::new(1.2, c),
                                 );
                             } else {
@@ -1625,7 +1680,13 @@ impl EditorApp {
         }
     }
 
-    fn draw_agents(&self, painter: &egui::Painter, xf: &ViewTransform, baked: &crowdpatch::runtime::format::BakedPatch, offset: [f64; 2]) {
+    fn draw_agents(
+        &self,
+        painter: &egui::Painter,
+        xf: &ViewTransform,
+        baked: &crowdpatch::runtime::format::BakedPatch,
+        offset: [f64; 2],
+    ) {
         let now = view::agents_at(baked, self.time);
         let hit = view::touching(&now, baked.agent_radius);
         for ((i, p, h), hit) in now.iter().zip(hit) {
@@ -1643,7 +1704,15 @@ impl EditorApp {
             } else {
                 None
             };
-            view::draw_marker(painter, p, view::inward_screen(id.side), id.direction, view::time_colour(t, self.doc.period), 6.0, ring);
+            view::draw_marker(
+                painter,
+                p,
+                view::inward_screen(id.side),
+                id.direction,
+                view::time_colour(t, self.doc.period),
+                6.0,
+                ring,
+            );
         }
     }
 
@@ -1663,7 +1732,8 @@ impl EditorApp {
                     let off = [i as f64 * l, j as f64 * l];
                     if self.stages.smoothed {
                         for a in &r.bake.agents {
-                            let pts: Vec<_> = a.path.points.iter().map(|c| ([c.p.x + off[0], c.p.y + off[1]], c.t)).collect();
+                            let pts: Vec<_> =
+                                a.path.points.iter().map(|c| ([c.p.x + off[0], c.p.y + off[1]], c.t)).collect();
                             view::draw_path(painter, xf, &pts, r.baked.period, 1.2, 90);
                         }
                     }
@@ -1686,7 +1756,13 @@ impl EditorApp {
             }
         }
         let c = xf.to_screen([0.0, l]);
-        painter.text(c + vec2(4.0, 4.0), egui::Align2::LEFT_TOP, "this patch", egui::FontId::proportional(13.0), Color32::from_gray(160));
+        painter.text(
+            c + vec2(4.0, 4.0),
+            egui::Align2::LEFT_TOP,
+            "this patch",
+            egui::FontId::proportional(13.0),
+            Color32::from_gray(160),
+        );
     }
 
     fn chart(&mut self, ui: &mut Ui, side: Side, rect: Rect, response: &egui::Response) {
@@ -1709,38 +1785,91 @@ impl EditorApp {
             v.pattern.exits.len()
         );
         let text_col = if dark { Color32::from_gray(210) } else { Color32::from_gray(40) };
-        painter.text(rect.left_top() + vec2(6.0, 3.0), egui::Align2::LEFT_TOP, title, egui::FontId::proportional(12.5), text_col);
+        painter.text(
+            rect.left_top() + vec2(6.0, 3.0),
+            egui::Align2::LEFT_TOP,
+            title,
+            egui::FontId::proportional(12.5),
+            text_col,
+        );
         let plot = Rect::from_min_max(rect.min + vec2(30.0, 20.0), rect.max - vec2(8.0, 18.0));
         let (l, pi) = (self.doc.size, self.doc.period);
         let ct = ChartTransform { rect: plot, size: l, period: pi };
         self.layout.charts[side.index()] = Some(ct);
         painter.rect_filled(plot, 0.0, if dark { Color32::from_gray(36) } else { Color32::WHITE });
         let grid = Stroke::new(1.0, if dark { Color32::from_gray(50) } else { Color32::from_gray(230) });
-        let step_s = if l > 40.0 { 10.0 } else if l > 12.0 { 4.0 } else { 1.0 };
+        let step_s = if l > 40.0 {
+            10.0
+        } else if l > 12.0 {
+            4.0
+        } else {
+            1.0
+        };
         let mut s = 0.0;
         while s <= l + 1e-9 {
             painter.line_segment([ct.to_screen(s, 0.0), ct.to_screen(s, pi)], grid);
-            painter.text(ct.to_screen(s, 0.0) + vec2(0.0, 2.0), egui::Align2::CENTER_TOP, format!("{s}"), egui::FontId::proportional(10.0), Color32::GRAY);
+            painter.text(
+                ct.to_screen(s, 0.0) + vec2(0.0, 2.0),
+                egui::Align2::CENTER_TOP,
+                format!("{s}"),
+                egui::FontId::proportional(10.0),
+                Color32::GRAY,
+            );
             s += step_s;
         }
-        let step_t = if pi > 30.0 { 10.0 } else if pi > 6.0 { 2.0 } else { 1.0 };
+        let step_t = if pi > 30.0 {
+            10.0
+        } else if pi > 6.0 {
+            2.0
+        } else {
+            1.0
+        };
         let mut t = 0.0;
         while t <= pi + 1e-9 {
             painter.line_segment([ct.to_screen(0.0, t), ct.to_screen(l, t)], grid);
-            painter.text(ct.to_screen(0.0, t) - vec2(3.0, 0.0), egui::Align2::RIGHT_CENTER, format!("{t}"), egui::FontId::proportional(10.0), Color32::GRAY);
+            painter.text(
+                ct.to_screen(0.0, t) - vec2(3.0, 0.0),
+                egui::Align2::RIGHT_CENTER,
+                format!("{t}"),
+                egui::FontId::proportional(10.0),
+                Color32::GRAY,
+            );
             t += step_t;
         }
-        painter.text(plot.right_bottom() + vec2(0.0, 12.0), egui::Align2::RIGHT_TOP, "s [m]", egui::FontId::proportional(10.0), Color32::GRAY);
-        painter.text(plot.left_top() - vec2(4.0, 2.0), egui::Align2::RIGHT_BOTTOM, "t [s]", egui::FontId::proportional(10.0), Color32::GRAY);
+        painter.text(
+            plot.right_bottom() + vec2(0.0, 12.0),
+            egui::Align2::RIGHT_TOP,
+            "s [m]",
+            egui::FontId::proportional(10.0),
+            Color32::GRAY,
+        );
+        painter.text(
+            plot.left_top() - vec2(4.0, 2.0),
+            egui::Align2::RIGHT_BOTTOM,
+            "t [s]",
+            egui::FontId::proportional(10.0),
+            Color32::GRAY,
+        );
         // Play time.
-        painter.line_segment([ct.to_screen(0.0, self.time), ct.to_screen(l, self.time)], Stroke::new(1.0, view::SELECTED.gamma_multiply(0.6)));
+        painter.line_segment(
+            [ct.to_screen(0.0, self.time), ct.to_screen(l, self.time)],
+            Stroke::new(1.0, view::SELECTED.gamma_multiply(0.6)),
+        );
         // The opposite side, mirrored: where this side's points must be for
         // the patch to tile with itself.
         let opposite = self.sides[side.opposite().index()].pattern.mirror();
         for d in [Direction::Entry, Direction::Exit] {
             for b in opposite.points(d) {
                 let c = ct.to_screen(b.s, b.t);
-                view::draw_marker(&painter, c, vec2(0.0, -1.0), d, Color32::from_gray(140).gamma_multiply(0.5), 4.5, None);
+                view::draw_marker(
+                    &painter,
+                    c,
+                    vec2(0.0, -1.0),
+                    d,
+                    Color32::from_gray(140).gamma_multiply(0.5),
+                    4.5,
+                    None,
+                );
             }
         }
         // The points.
@@ -1759,7 +1888,13 @@ impl EditorApp {
             }
         }
         if let SideSource::Missing(f, e) = &v.source {
-            painter.text(plot.center(), egui::Align2::CENTER_CENTER, format!("{f}: {e}"), egui::FontId::proportional(11.0), view::PROBLEM);
+            painter.text(
+                plot.center(),
+                egui::Align2::CENTER_CENTER,
+                format!("{f}: {e}"),
+                egui::FontId::proportional(11.0),
+                view::PROBLEM,
+            );
         }
         // Input.
         let pointer = Pointer::from_response(response);
@@ -1779,7 +1914,13 @@ impl EditorApp {
                 response.clone().on_hover_text_at_pointer(text);
             } else if plot.contains(h) {
                 let (s, t) = ct.to_st(h);
-                painter.text(plot.right_top() + vec2(-3.0, 2.0), egui::Align2::RIGHT_TOP, format!("s {:.2}  t {:.2}", s, t), egui::FontId::monospace(10.0), Color32::GRAY);
+                painter.text(
+                    plot.right_top() + vec2(-3.0, 2.0),
+                    egui::Align2::RIGHT_TOP,
+                    format!("s {:.2}  t {:.2}", s, t),
+                    egui::FontId::monospace(10.0),
+                    Color32::GRAY,
+                );
             }
         }
     }
@@ -1791,53 +1932,58 @@ impl EditorApp {
         if let Some(mut d) = self.dialog.take() {
             let mut keep = true;
             let mut chosen = None;
-            egui::Window::new(d.purpose.title()).collapsible(false).default_width(460.0).pivot(egui::Align2::CENTER_CENTER).default_pos(ctx.content_rect().center()).show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    if ui.button("Up").on_hover_text("Parent folder").clicked()
-                        && let Some(p) = d.dir.parent()
-                    {
-                        d.dir = p.to_path_buf();
-                    }
-                    ui.label(d.dir.display().to_string());
-                });
-                let (dirs, list) = d.listing();
-                egui::ScrollArea::vertical().max_height(260.0).show(ui, |ui| {
-                    for name in dirs {
-                        if ui.selectable_label(false, format!("[{name}]")).clicked() {
-                            d.dir = d.dir.join(name);
+            egui::Window::new(d.purpose.title())
+                .collapsible(false)
+                .default_width(460.0)
+                .pivot(egui::Align2::CENTER_CENTER)
+                .default_pos(ctx.content_rect().center())
+                .show(ctx, |ui| {
+                    ui.horizontal(|ui| {
+                        if ui.button("Up").on_hover_text("Parent folder").clicked()
+                            && let Some(p) = d.dir.parent()
+                        {
+                            d.dir = p.to_path_buf();
                         }
-                    }
-                    for name in list {
-                        let r = ui.selectable_label(d.name == name, &name);
-                        if r.clicked() {
-                            d.name = name.clone();
+                        ui.label(d.dir.display().to_string());
+                    });
+                    let (dirs, list) = d.listing();
+                    egui::ScrollArea::vertical().max_height(260.0).show(ui, |ui| {
+                        for name in dirs {
+                            if ui.selectable_label(false, format!("[{name}]")).clicked() {
+                                d.dir = d.dir.join(name);
+                            }
                         }
-                        if r.double_clicked() {
-                            d.name = name;
+                        for name in list {
+                            let r = ui.selectable_label(d.name == name, &name);
+                            if r.clicked() {
+                                d.name = name.clone();
+                            }
+                            if r.double_clicked() {
+                                d.name = name;
+                                chosen = Some(d.chosen());
+                            }
+                        }
+                    });
+                    ui.horizontal(|ui| {
+                        ui.label("File");
+                        let r = ui.text_edit_singleline(&mut d.name);
+                        if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
                             chosen = Some(d.chosen());
                         }
+                    });
+                    if let Some(e) = &d.error {
+                        ui.colored_label(view::PROBLEM, e);
                     }
+                    ui.horizontal(|ui| {
+                        let ok = if d.purpose == DialogPurpose::Open { "Open" } else { "Save" };
+                        if ui.button(ok).clicked() {
+                            chosen = Some(d.chosen());
+                        }
+                        if ui.button("Cancel").clicked() {
+                            keep = false;
+                        }
+                    });
                 });
-                ui.horizontal(|ui| {
-                    ui.label("File");
-                    let r = ui.text_edit_singleline(&mut d.name);
-                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                        chosen = Some(d.chosen());
-                    }
-                });
-                if let Some(e) = &d.error {
-                    ui.colored_label(view::PROBLEM, e);
-                }
-                ui.horizontal(|ui| {
-                    let ok = if d.purpose == DialogPurpose::Open { "Open" } else { "Save" };
-                    if ui.button(ok).clicked() {
-                        chosen = Some(d.chosen());
-                    }
-                    if ui.button("Cancel").clicked() {
-                        keep = false;
-                    }
-                });
-            });
             match chosen {
                 Some(Ok(path)) => {
                     keep = false;
@@ -1870,7 +2016,10 @@ impl EditorApp {
             };
             let modal = egui::Modal::new(egui::Id::unique("unsaved")).show(ctx, |ui| {
                 ui.heading("Unsaved changes");
-                ui.label(format!("Save the changes to {} before {what}?", self.file.as_deref().map_or("the untitled document".to_string(), |f| f.display().to_string())));
+                ui.label(format!(
+                    "Save the changes to {} before {what}?",
+                    self.file.as_deref().map_or("the untitled document".to_string(), |f| f.display().to_string())
+                ));
                 ui.horizontal(|ui| {
                     if ui.button("Save").clicked() {
                         self.prompt = None;
@@ -1896,32 +2045,39 @@ impl EditorApp {
         }
 
         if let Some((path, a)) = self.recovery.first().cloned() {
-            egui::Window::new("Recover unsaved work").collapsible(false).anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]).show(ctx, |ui| {
-                let age = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs().saturating_sub(a.saved_at))
-                    .unwrap_or(0);
-                ui.label(format!(
-                    "The editor stopped without saving. An autosave of {} from {} ago is available.",
-                    a.file.as_deref().map_or("an untitled document".to_string(), |f| f.display().to_string()),
-                    human_age(age)
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Recover").clicked() {
-                        self.pending.push(Command::Recover(path.clone()));
-                    }
-                    if ui.button("Discard").clicked() {
-                        self.pending.push(Command::DiscardRecovery(path.clone()));
-                    }
+            egui::Window::new("Recover unsaved work")
+                .collapsible(false)
+                .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+                .show(ctx, |ui| {
+                    let age = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_secs().saturating_sub(a.saved_at))
+                        .unwrap_or(0);
+                    ui.label(format!(
+                        "The editor stopped without saving. An autosave of {} from {} ago is available.",
+                        a.file.as_deref().map_or("an untitled document".to_string(), |f| f.display().to_string()),
+                        human_age(age)
+                    ));
+                    ui.horizontal(|ui| {
+                        if ui.button("Recover").clicked() {
+                            self.pending.push(Command::Recover(path.clone()));
+                        }
+                        if ui.button("Discard").clicked() {
+                            self.pending.push(Command::DiscardRecovery(path.clone()));
+                        }
+                    });
                 });
-            });
         }
 
         if let Some(e) = self.error_window.clone() {
             let mut open = true;
-            egui::Window::new("Error").open(&mut open).collapsible(false).anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]).show(ctx, |ui| {
-                ui.colored_label(view::PROBLEM, e);
-            });
+            egui::Window::new("Error")
+                .open(&mut open)
+                .collapsible(false)
+                .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+                .show(ctx, |ui| {
+                    ui.colored_label(view::PROBLEM, e);
+                });
             if !open {
                 self.error_window = None;
             }
@@ -1929,15 +2085,20 @@ impl EditorApp {
 
         if self.show_help {
             let mut open = true;
-            egui::Window::new("Keyboard shortcuts").open(&mut open).collapsible(false).pivot(egui::Align2::CENTER_CENTER).default_pos(ctx.content_rect().center()).show(ctx, |ui| {
-                egui::Grid::new("help").num_columns(2).striped(true).show(ui, |ui| {
-                    for (k, what) in SHORTCUTS {
-                        ui.label(RichText::new(*k).monospace());
-                        ui.label(*what);
-                        ui.end_row();
-                    }
+            egui::Window::new("Keyboard shortcuts")
+                .open(&mut open)
+                .collapsible(false)
+                .pivot(egui::Align2::CENTER_CENTER)
+                .default_pos(ctx.content_rect().center())
+                .show(ctx, |ui| {
+                    egui::Grid::new("help").num_columns(2).striped(true).show(ui, |ui| {
+                        for (k, what) in SHORTCUTS {
+                            ui.label(RichText::new(*k).monospace());
+                            ui.label(*what);
+                            ui.end_row();
+                        }
+                    });
                 });
-            });
             self.show_help = open;
         }
     }
@@ -1992,7 +2153,14 @@ fn new_document() -> PatchDocument {
     PatchDocument::new(16.0, 10.0)
 }
 
-fn opt_value(ui: &mut Ui, label: &str, v: &mut Option<f64>, default: f64, range: std::ops::RangeInclusive<f64>, unit: &str) {
+fn opt_value(
+    ui: &mut Ui,
+    label: &str,
+    v: &mut Option<f64>,
+    default: f64,
+    range: std::ops::RangeInclusive<f64>,
+    unit: &str,
+) {
     ui.label(label);
     let mut x = v.unwrap_or(default);
     if ui.add(egui::DragValue::new(&mut x).range(range).speed(0.01).suffix(unit)).changed() {

@@ -125,7 +125,12 @@ pub fn set_side_inline(doc: &mut PatchDocument, side: Side, pattern: &Pattern) {
 }
 
 /// The points of one direction of an inline side (created if needed).
-fn points_mut<'a>(doc: &'a mut PatchDocument, side: Side, direction: Direction, base: &Path) -> &'a mut Vec<BoundaryPoint> {
+fn points_mut<'a>(
+    doc: &'a mut PatchDocument,
+    side: Side,
+    direction: Direction,
+    base: &Path,
+) -> &'a mut Vec<BoundaryPoint> {
     let d = inline_side(doc, side, base);
     match direction {
         Direction::Entry => d.entries.as_mut().expect("inline"),
@@ -344,7 +349,9 @@ pub fn clearance_warnings(doc: &PatchDocument) -> Vec<ClearanceWarning> {
             }
             let gap = a
                 .iter()
-                .map(|p| crowdpatch::geometry::obstacle_signed_distance(crowdpatch::geometry::v2(*p), &doc.obstacles[j]).0)
+                .map(|p| {
+                    crowdpatch::geometry::obstacle_signed_distance(crowdpatch::geometry::v2(*p), &doc.obstacles[j]).0
+                })
                 .fold(f64::INFINITY, f64::min);
             if gap > 1e-6 && gap < 2.0 * r {
                 out.push(ClearanceWarning {

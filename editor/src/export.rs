@@ -7,7 +7,6 @@ use std::path::Path;
 // The CLI's preview figure (the seed paper's Figure 7 layout), shared so that
 // the editor's PNG is the command line's PNG.
 #[path = "../../src/cli/preview.rs"]
-#[allow(dead_code)]
 mod preview;
 
 /// Writes the baked GLB of `bake` to `file`, atomically.

@@ -78,10 +78,7 @@ pub fn write_autosave(dir: &Path, file: Option<&Path>, doc: &PatchDocument) -> s
     std::fs::create_dir_all(path.parent().expect("has a parent"))?;
     let a = Autosave {
         file: file.map(crate::edit::absolute),
-        saved_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
+        saved_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         pid: std::process::id(),
         document: doc.clone(),
     };
@@ -110,7 +107,7 @@ pub fn orphaned_autosaves(dir: &Path) -> Vec<(PathBuf, Autosave)> {
             (a.pid != std::process::id() && !process_alive(a.pid)).then_some((p, a))
         })
         .collect();
-    out.sort_by(|a, b| b.1.saved_at.cmp(&a.1.saved_at));
+    out.sort_by_key(|a| std::cmp::Reverse(a.1.saved_at));
     out
 }
 

@@ -28,11 +28,8 @@ pub fn scan(dir: &Path) -> Vec<LibraryEntry> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return vec![];
     };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(".pattern.json"))
-        .collect();
+    let mut files: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(".pattern.json")).collect();
     files.sort();
     files
         .into_iter()

@@ -382,7 +382,9 @@ impl Tool for SelectTool {
                         Obstacle::Circle { center, radius } => {
                             Obstacle::Circle { center: [center[0] + d[0], center[1] + d[1]], radius: *radius }
                         }
-                        Obstacle::Polygon(vs) => Obstacle::Polygon(vs.iter().map(|v| [v[0] + d[0], v[1] + d[1]]).collect()),
+                        Obstacle::Polygon(vs) => {
+                            Obstacle::Polygon(vs.iter().map(|v| [v[0] + d[0], v[1] + d[1]]).collect())
+                        }
                     };
                     cx.commands.push(Command::SetObstacle(k, moved));
                 }
@@ -454,7 +456,12 @@ impl Tool for PointTool {
             && pick_patch(cx.doc, cx.sides, xf, p).is_none()
             && let Some((side, s)) = nearest_side(xf.to_patch(p), cx.doc.size, 0.8)
         {
-            cx.commands.push(Command::AddPoint { side, direction: self.direction, s: cx.snap.s(s), t: cx.snap.t(cx.time) });
+            cx.commands.push(Command::AddPoint {
+                side,
+                direction: self.direction,
+                s: cx.snap.s(s),
+                t: cx.snap.t(cx.time),
+            });
         }
     }
 

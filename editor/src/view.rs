@@ -55,10 +55,7 @@ impl ViewTransform {
     /// Screen position of a patch point.
     pub fn to_screen(&self, p: [f64; 2]) -> Pos2 {
         let c = self.rect.center();
-        pos2(
-            c.x + ((p[0] - self.center[0]) as f32) * self.scale,
-            c.y - ((p[1] - self.center[1]) as f32) * self.scale,
-        )
+        pos2(c.x + ((p[0] - self.center[0]) as f32) * self.scale, c.y - ((p[1] - self.center[1]) as f32) * self.scale)
     }
 
     /// Patch point of a screen position.
@@ -176,7 +173,7 @@ pub fn draw_obstacles(
                 if pts.len() >= 3 {
                     // Triangulated fill (concave polygons too), then the outline.
                     let flat: Vec<f64> = vs.iter().flat_map(|v| [v[0], v[1]]).collect();
-                    if let Ok(tris) = earcut(&flat) {
+                    if let Some(tris) = earcut(&flat) {
                         let mut mesh = egui::Mesh::default();
                         for q in &pts {
                             mesh.colored_vertex(*q, OBSTACLE);
@@ -196,9 +193,10 @@ pub fn draw_obstacles(
 }
 
 /// Triangulation of a simple polygon given as `[x0, y0, x1, …]` (either
-/// winding, concave too): indices into the vertices, three per triangle.
-pub fn earcut(flat: &[f64]) -> Result<Vec<usize>, ()> {
-    earcutr::earcut(flat, &[], 2).map_err(|_| ())
+/// winding, concave too): indices into the vertices, three per triangle;
+/// `None` for a malformed outline.
+pub fn earcut(flat: &[f64]) -> Option<Vec<usize>> {
+    earcutr::earcut(flat, &[], 2).ok()
 }
 
 /// Draws a path (positions `[m]` with unwrapped times `[s]`) as segments
@@ -276,11 +274,23 @@ pub fn touching(agents: &[(usize, [f64; 2], f64)], r: f64) -> Vec<bool> {
 
 /// Draws an entry (a triangle pointing into the patch) or an exit (a ring)
 /// at `c`, pointing along `inward` (screen direction, unit).
-pub fn draw_marker(p: &Painter, c: Pos2, inward: Vec2, direction: Direction, fill: Color32, size: f32, ring: Option<Color32>) {
+pub fn draw_marker(
+    p: &Painter,
+    c: Pos2,
+    inward: Vec2,
+    direction: Direction,
+    fill: Color32,
+    size: f32,
+    ring: Option<Color32>,
+) {
     match direction {
         Direction::Entry => {
             let side = vec2(-inward.y, inward.x);
-            let pts = vec![c + inward * size * 1.2, c - inward * size * 0.6 + side * size, c - inward * size * 0.6 - side * size];
+            let pts = vec![
+                c + inward * size * 1.2,
+                c - inward * size * 0.6 + side * size,
+                c - inward * size * 0.6 - side * size,
+            ];
             p.add(Shape::convex_polygon(pts, fill, Stroke::new(1.0, Color32::from_gray(20))));
         }
         Direction::Exit => {
@@ -318,14 +328,16 @@ mod tests {
 
     #[test]
     fn transforms_round_trip() {
-        let xf = ViewTransform::fit(Rect::from_min_size(pos2(10.0, 20.0), vec2(400.0, 300.0)), 16.0, 1.0, [1.0, -2.0], 1.5);
+        let xf =
+            ViewTransform::fit(Rect::from_min_size(pos2(10.0, 20.0), vec2(400.0, 300.0)), 16.0, 1.0, [1.0, -2.0], 1.5);
         for p in [[0.0, 0.0], [16.0, 16.0], [3.5, 12.25]] {
             let q = xf.to_patch(xf.to_screen(p));
             assert!((q[0] - p[0]).abs() < 1e-3 && (q[1] - p[1]).abs() < 1e-3, "{p:?} → {q:?}");
         }
         // North is up: a larger y is higher on screen.
         assert!(xf.to_screen([0.0, 10.0]).y < xf.to_screen([0.0, 5.0]).y);
-        let ct = ChartTransform { rect: Rect::from_min_size(pos2(0.0, 0.0), vec2(160.0, 100.0)), size: 16.0, period: 10.0 };
+        let ct =
+            ChartTransform { rect: Rect::from_min_size(pos2(0.0, 0.0), vec2(160.0, 100.0)), size: 16.0, period: 10.0 };
         let (s, t) = ct.to_st(ct.to_screen(4.0, 2.5));
         assert!((s - 4.0).abs() < 1e-4 && (t - 2.5).abs() < 1e-4);
         assert!(ct.to_screen(0.0, 9.0).y < ct.to_screen(0.0, 1.0).y, "time runs upwards");

@@ -164,10 +164,7 @@ fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select()
     click(&mut h, p);
     h.key_press(Key::Enter);
     h.run();
-    assert_eq!(
-        h.state().doc.obstacles[1],
-        Obstacle::Polygon(vec![[2.0, 2.0], [5.0, 2.0], [2.0, 4.0]])
-    );
+    assert_eq!(h.state().doc.obstacles[1], Obstacle::Polygon(vec![[2.0, 2.0], [5.0, 2.0], [2.0, 4.0]]));
     assert_eq!(h.state().selection, Selection::Obstacle(1));
 
     // Select tool: drag the circle by its inside 2 m east.
@@ -253,10 +250,7 @@ fn an_invalid_document_shows_its_problems_where_they_are_and_cannot_bake() {
     click(&mut h, q);
     let problems = &h.state().problems;
     let id = PointId { side: Side::North, direction: Direction::Entry, index: 0 };
-    assert!(
-        problems.iter().any(|p| edit::problem_target(&p.path) == edit::ProblemTarget::Point(id)),
-        "{problems:?}"
-    );
+    assert!(problems.iter().any(|p| edit::problem_target(&p.path) == edit::ProblemTarget::Point(id)), "{problems:?}");
     assert!(h.state().resolved.is_none());
     h.state_mut().run_command(Command::Bake);
     assert!(!h.state().baking());
@@ -339,7 +333,8 @@ fn autosave_after_a_crash_is_offered_and_recovers_the_work() {
 
     // Simulate a crash: the writer's process is gone (rename the file and
     // give it a pid that does not run).
-    let mut a: crowdpatch_editor::files::Autosave = serde_json::from_str(&std::fs::read_to_string(&own).unwrap()).unwrap();
+    let mut a: crowdpatch_editor::files::Autosave =
+        serde_json::from_str(&std::fs::read_to_string(&own).unwrap()).unwrap();
     assert_eq!(a.document, edited);
     a.pid = 4_999_999;
     let dead = home.path().join("autosave/autosave-4999999.json");
