@@ -94,6 +94,9 @@ pub struct EditorApp {
     pub resolved: Option<Patch>,
     /// Obstacle clearance warnings.
     pub warnings: Vec<ClearanceWarning>,
+    /// Per side, the points with no mirror partner on the opposite side
+    /// (tiling with itself).
+    pub seams: [Vec<(Direction, usize)>; 4],
     point_problems: HashMap<PointId, Vec<String>>,
     obstacle_problems: HashMap<usize, Vec<String>>,
     // Bake.
@@ -175,6 +178,7 @@ impl EditorApp {
             problems: vec![],
             resolved: None,
             warnings: vec![],
+            seams: Default::default(),
             point_problems: HashMap::new(),
             obstacle_problems: HashMap::new(),
             job: None,
@@ -286,6 +290,17 @@ impl EditorApp {
         self.resolved = resolved;
         self.problems = problems;
         self.warnings = edit::clearance_warnings(&self.doc);
+        let comfort = self.doc.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED);
+        self.seams = std::array::from_fn(|k| {
+            let side = Side::from_index(k);
+            edit::seam_mismatches_of(
+                &self.sides[k].pattern,
+                &self.sides[side.opposite().index()].pattern,
+                self.doc.period,
+                comfort,
+                1e-6,
+            )
+        });
         self.point_problems.clear();
         self.obstacle_problems.clear();
         for p in &self.problems {
@@ -1453,7 +1468,7 @@ impl EditorApp {
             if self.mode == ViewMode::Tiling {
                 let bad: Vec<Side> = [Side::South, Side::East]
                     .into_iter()
-                    .filter(|s| !edit::seam_mismatches(&self.doc, *s, &self.base_dir(), 1e-6).is_empty())
+                    .filter(|s| !self.seams[s.index()].is_empty() || !self.seams[s.opposite().index()].is_empty())
                     .collect();
                 if bad.is_empty() {
                     ui.colored_label(view::ENTRY, "Seamless: every side meets the mirror of its opposite side.");
@@ -1478,12 +1493,21 @@ impl EditorApp {
         let w = (ui.available_width() - 3.0 * 6.0) / 4.0;
         ui.horizontal(|ui| {
             for side in Side::ALL {
-                let (rect, response) = ui.allocate_exact_size(vec2(w, charts_h - 4.0), Sense::click_and_drag());
+                let (rect, response) = ui.allocate_exact_size(vec2(w, charts_h - 22.0), Sense::click_and_drag());
                 response.widget_info(|| {
                     egui::WidgetInfo::labeled(egui::Role::Canvas, true, format!("{} pattern chart", side.name()))
                 });
                 self.chart(ui, side, rect, &response);
             }
+        });
+        ui.horizontal(|ui| {
+            ui.colored_label(view::ENTRY, "triangle: entry");
+            ui.colored_label(view::EXIT, "ring: exit");
+            ui.label(
+                RichText::new("grey: the opposite side mirrored (where points go for the patch to tile with itself)")
+                    .weak(),
+            );
+            ui.colored_label(view::PROBLEM, "red ring: problem (hover for details)");
         });
     }
 
@@ -1696,6 +1720,34 @@ impl EditorApp {
     }
 
     fn draw_boundary(&self, painter: &egui::Painter, xf: &ViewTransform) {
+        // Endogenous agents' waypoints: small squares joined in loop order.
+        for e in &self.doc.endogenous {
+            let pts: Vec<Pos2> = e.waypoints.iter().map(|w| xf.to_screen(w.position)).collect();
+            if pts.len() > 1 {
+                let mut closed = pts.clone();
+                closed.push(pts[0]);
+                painter.add(egui::Shape::dashed_line(&closed, Stroke::new(1.0, Color32::from_gray(150)), 4.0, 4.0));
+            }
+            for (w, p) in e.waypoints.iter().zip(&pts) {
+                let c = view::time_colour(w.t, self.doc.period);
+                painter.rect_filled(Rect::from_center_size(*p, vec2(7.0, 7.0)), 1.0, c);
+            }
+        }
+        // The selected point's crossing velocity, as an arrow (1 s of walking).
+        if let Selection::Point(id) = self.selection
+            && let Some(c) = self.resolved.as_ref().and_then(|p| {
+                p.crossings()
+                    .into_iter()
+                    .find(|c| c.side == id.side && c.direction == id.direction && c.index == id.index)
+            })
+        {
+            let a = xf.to_screen([c.position.x, c.position.y]);
+            let (from, to) = match c.direction {
+                Direction::Entry => (a, xf.to_screen([c.position.x + c.velocity.x, c.position.y + c.velocity.y])),
+                Direction::Exit => (xf.to_screen([c.position.x - c.velocity.x, c.position.y - c.velocity.y]), a),
+            };
+            painter.arrow(from, to - from, Stroke::new(2.0, view::SELECTED));
+        }
         for (id, p, t) in view::boundary_positions(&self.sides, self.doc.size, xf) {
             let ring = if self.selection == Selection::Point(id) {
                 Some(view::SELECTED)
@@ -1718,7 +1770,6 @@ impl EditorApp {
 
     fn draw_tiling(&self, painter: &egui::Painter, xf: &ViewTransform, dark: bool) {
         let l = self.doc.size;
-        let base = self.base_dir();
         for j in -1..=1 {
             for i in -1..=1 {
                 let off = [i as f64 * l, j as f64 * l];
@@ -1744,12 +1795,12 @@ impl EditorApp {
         // The centre tile's seams: green where they meet the neighbour's
         // mirror, red markers where a point has no partner.
         for side in Side::ALL {
-            let bad = edit::seam_mismatches(&self.doc, side, &base, 1e-6);
+            let bad = &self.seams[side.index()];
             let a = xf.to_screen(side.point(0.0, l));
             let b = xf.to_screen(side.point(l, l));
             let colour = if bad.is_empty() { view::ENTRY } else { view::PROBLEM };
             painter.line_segment([a, b], Stroke::new(3.0, colour));
-            for (d, k) in bad {
+            for &(d, k) in bad {
                 if let Some(p) = self.sides[side.index()].pattern.points(d).get(k) {
                     painter.circle_stroke(xf.to_screen(side.point(p.s, l)), 8.0, Stroke::new(2.5, view::PROBLEM));
                 }

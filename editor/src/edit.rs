@@ -222,18 +222,46 @@ pub fn make_tileable(doc: &mut PatchDocument, base: &Path) {
 /// How the side `side` meets the opposite side of a copy of the same patch
 /// (tiling with itself): the points of `side` that have no mirror partner on
 /// the opposite side, by index, as `(direction, index)`; empty when the seam
-/// is seamless. Positions and times match within `tol` `[m]`/`[s]`.
+/// is seamless. Positions, times and velocities match within `tol`
+/// (`[m]`, `[s]`, `[m/s]`).
 pub fn seam_mismatches(doc: &PatchDocument, side: Side, base: &Path, tol: f64) -> Vec<(Direction, usize)> {
     let here = side_view(doc, side, base).pattern;
-    let there = side_view(doc, side.opposite(), base).pattern.mirror();
+    let opposite = side_view(doc, side.opposite(), base).pattern;
+    let comfort = doc.comfort_speed.unwrap_or(crowdpatch::model::DEFAULT_COMFORT_SPEED);
+    seam_mismatches_of(&here, &opposite, doc.period, comfort, tol)
+}
+
+/// [`seam_mismatches`] for two side-frame patterns: `here` and the pattern of
+/// the opposite side, whose mirror must equal `here`. Missing velocities are
+/// the defaults (the normal at `comfort` `[m/s]`).
+pub fn seam_mismatches_of(
+    here: &Pattern,
+    opposite: &Pattern,
+    period: f64,
+    comfort: f64,
+    tol: f64,
+) -> Vec<(Direction, usize)> {
+    let there = opposite.mirror();
+    let velocity = |b: &BoundaryPoint, d: Direction| {
+        b.velocity.unwrap_or(match d {
+            Direction::Entry => [0.0, comfort],
+            Direction::Exit => [0.0, -comfort],
+        })
+    };
     let mut out = Vec::new();
     for d in [Direction::Entry, Direction::Exit] {
         let mut used = vec![false; there.points(d).len()];
         for (i, p) in here.points(d).iter().enumerate() {
+            let vp = velocity(p, d);
             let hit = there.points(d).iter().enumerate().position(|(j, q)| {
                 let dt = (p.t - q.t).abs();
-                let dt = dt.min(doc.period - dt);
-                !used[j] && (p.s - q.s).abs() <= tol && dt <= tol
+                let dt = dt.min(period - dt);
+                let vq = velocity(q, d);
+                !used[j]
+                    && (p.s - q.s).abs() <= tol
+                    && dt <= tol
+                    && (vp[0] - vq[0]).abs() <= tol
+                    && (vp[1] - vq[1]).abs() <= tol
             });
             match hit {
                 Some(j) => used[j] = true,
@@ -511,6 +539,12 @@ mod tests {
         for side in Side::ALL {
             assert!(seam_mismatches(&d, side, base, 1e-6).is_empty(), "{side}");
         }
+        // A custom velocity on one side only breaks C¹ continuity: reported.
+        let id = PointId { side: Side::South, direction: Direction::Entry, index: 0 };
+        point_mut(&mut d, id).unwrap().velocity = Some([0.5, 1.2]);
+        assert_eq!(seam_mismatches(&d, Side::South, base, 1e-6), vec![(Direction::Entry, 0)]);
+        make_tileable(&mut d, base);
+        assert!(seam_mismatches(&d, Side::North, base, 1e-6).is_empty());
         // North now holds the mirror of south: (L − s, t), entries ↔ exits.
         let north = side_view(&d, Side::North, base).pattern;
         assert_eq!(north.exits[0].s, 12.0);

@@ -440,3 +440,45 @@ fn help_window_lists_the_shortcuts() {
     assert!(h.query_by_label("Keyboard shortcuts").is_some());
     assert!(h.query_by_label("Ctrl+Shift+Z, Ctrl+Y").is_some());
 }
+
+#[test]
+fn auto_rebake_runs_once_edits_settle_and_follows_the_document() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    h.get_by_label("Auto re-bake").click();
+    h.run_steps(2);
+    assert!(h.state().auto_bake);
+    // An edit (a new seed) while the first automatic bake may still run.
+    h.state_mut().doc.seed = Some(7);
+    // Step frames (each 0.25 s of app time) until the background bake lands.
+    let mut baked = false;
+    for _ in 0..400 {
+        h.step();
+        if h.state().result.as_ref().is_some_and(|r| r.document == h.state().doc) {
+            baked = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(baked, "an automatic bake of the edited document arrived");
+    assert_eq!(h.state().result.as_ref().unwrap().baked.seed, 7);
+}
+
+#[test]
+fn quitting_with_unsaved_changes_asks_first() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [8.0, 8.0], radius: 1.0 }));
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    h.run();
+    assert!(h.state().prompting());
+    assert!(!h.state().quit);
+    h.get_by_label("Don't save").click();
+    h.run_steps(2);
+    assert!(h.state().quit);
+}
