@@ -343,7 +343,7 @@ impl EditorApp {
         egui::Panel::left("left").resizable(true).default_size(300.0).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("left-scroll").show(ui, |ui| self.left_panel(ui));
         });
-        egui::Panel::right("right").resizable(true).default_size(340.0).show(ui, |ui| {
+        egui::Panel::right("right").resizable(true).default_size(340.0).max_size(420.0).show(ui, |ui| {
             egui::ScrollArea::vertical().id_salt("right-scroll").show(ui, |ui| self.right_panel(ui));
         });
         egui::CentralPanel::default().show(ui, |ui| self.central(ui));
@@ -1050,23 +1050,23 @@ impl EditorApp {
     fn parameters(&mut self, ui: &mut Ui) {
         let doc = &mut self.doc;
         egui::Grid::new("params").num_columns(2).striped(true).show(ui, |ui| {
-            ui.label("Name");
+            let l = ui.label("Name");
             let mut name = doc.name.clone().unwrap_or_default();
-            if ui.text_edit_singleline(&mut name).changed() {
+            if ui.text_edit_singleline(&mut name).labelled_by(l.id).changed() {
                 doc.name = if name.is_empty() { None } else { Some(name) };
             }
             ui.end_row();
-            ui.label("Size L");
-            ui.add(egui::DragValue::new(&mut doc.size).range(1.0..=1000.0).speed(0.1).suffix(" m"));
+            let l = ui.label("Size L");
+            ui.add(egui::DragValue::new(&mut doc.size).range(1.0..=1000.0).speed(0.1).suffix(" m")).labelled_by(l.id);
             ui.end_row();
-            ui.label("Period π");
-            ui.add(egui::DragValue::new(&mut doc.period).range(0.5..=600.0).speed(0.1).suffix(" s"));
+            let l = ui.label("Period π");
+            ui.add(egui::DragValue::new(&mut doc.period).range(0.5..=600.0).speed(0.1).suffix(" s")).labelled_by(l.id);
             ui.end_row();
             opt_value(ui, "Agent radius r", &mut doc.agent_radius, DEFAULT_AGENT_RADIUS, 0.01..=4.0, " m");
             opt_value(ui, "Comfort speed", &mut doc.comfort_speed, DEFAULT_COMFORT_SPEED, 0.1..=5.0, " m/s");
-            ui.label("Seed");
+            let l = ui.label("Seed");
             let mut seed = doc.seed.unwrap_or(0);
-            if ui.add(egui::DragValue::new(&mut seed)).changed() {
+            if ui.add(egui::DragValue::new(&mut seed)).labelled_by(l.id).changed() {
                 doc.seed = Some(seed);
             }
             ui.end_row();
@@ -1088,23 +1088,25 @@ impl EditorApp {
                 },
             );
             ui.end_row();
-            ui.label("Max iterations");
-            ui.add(egui::DragValue::new(&mut doc.solver.max_iterations).range(1..=1_000_000));
+            let l = ui.label("Max iterations");
+            ui.add(egui::DragValue::new(&mut doc.solver.max_iterations).range(1..=1_000_000)).labelled_by(l.id);
             ui.end_row();
-            ui.label("Margin");
-            ui.add(egui::DragValue::new(&mut doc.solver.margin).range(0.0..=1.0).speed(0.005).suffix(" m"));
+            let l = ui.label("Margin");
+            ui.add(egui::DragValue::new(&mut doc.solver.margin).range(0.0..=1.0).speed(0.005).suffix(" m"))
+                .labelled_by(l.id);
             ui.end_row();
-            ui.label("Smoothing");
-            ui.checkbox(&mut doc.solver.smoothing, "");
+            let l = ui.label("Smoothing");
+            ui.checkbox(&mut doc.solver.smoothing, "").labelled_by(l.id);
             ui.end_row();
-            ui.label("Tack interval");
-            ui.add(egui::DragValue::new(&mut doc.solver.tack_interval).range(0.05..=10.0).speed(0.01).suffix(" s"));
+            let l = ui.label("Tack interval");
+            ui.add(egui::DragValue::new(&mut doc.solver.tack_interval).range(0.05..=10.0).speed(0.01).suffix(" s"))
+                .labelled_by(l.id);
             ui.end_row();
-            ui.label("Fast factor");
-            ui.add(egui::DragValue::new(&mut doc.solver.fast_factor).range(1.01..=10.0).speed(0.01));
+            let l = ui.label("Fast factor");
+            ui.add(egui::DragValue::new(&mut doc.solver.fast_factor).range(1.01..=10.0).speed(0.01)).labelled_by(l.id);
             ui.end_row();
-            ui.label("Slow factor");
-            ui.add(egui::DragValue::new(&mut doc.solver.slow_factor).range(0.0..=0.99).speed(0.01));
+            let l = ui.label("Slow factor");
+            ui.add(egui::DragValue::new(&mut doc.solver.slow_factor).range(0.0..=0.99).speed(0.01)).labelled_by(l.id);
             ui.end_row();
         });
     }
@@ -1481,7 +1483,7 @@ impl EditorApp {
                     }
                 }
             } else {
-                ui.label(RichText::new("scroll: zoom · middle-drag: pan · Home: reset").weak());
+                ui.label(RichText::new("scroll: zoom · middle or Alt+drag: pan · Home: reset").weak());
             }
         });
         let charts_h = (ui.available_height() * 0.28).clamp(150.0, 260.0);
@@ -1503,11 +1505,8 @@ impl EditorApp {
         ui.horizontal(|ui| {
             ui.colored_label(view::ENTRY, "triangle: entry");
             ui.colored_label(view::EXIT, "ring: exit");
-            ui.label(
-                RichText::new("grey: the opposite side mirrored (where points go for the patch to tile with itself)")
-                    .weak(),
-            );
-            ui.colored_label(view::PROBLEM, "red ring: problem (hover for details)");
+            ui.label(RichText::new("grey: opposite side mirrored (to tile with itself)").weak());
+            ui.colored_label(view::PROBLEM, "red ring: problem");
         });
     }
 
@@ -1515,7 +1514,9 @@ impl EditorApp {
         let l = self.doc.size;
         let extent = if self.mode == ViewMode::Tiling { 3.0 } else { 1.0 };
         // Pan (middle drag) and zoom (scroll, about the pointer).
-        if response.dragged_by(egui::PointerButton::Middle) {
+        let panning = response.dragged_by(egui::PointerButton::Middle)
+            || response.dragged_by(egui::PointerButton::Primary) && ui.input(|i| i.modifiers.alt);
+        if panning {
             let d = response.drag_delta();
             let xf = ViewTransform::fit(rect, l, extent, self.pan, self.zoom);
             self.pan[0] -= (d.x / xf.scale) as f64;
@@ -1544,7 +1545,7 @@ impl EditorApp {
         } else {
             self.draw_patch_layers(&painter, &xf, dark);
             let pointer = Pointer::from_response(response);
-            if !response.dragged_by(egui::PointerButton::Middle) {
+            if !panning {
                 let EditorApp { doc, sides, selection, pending, tool, snap, time, .. } = self;
                 let mut cx = ToolCx { doc, sides, selection, commands: pending, snap: *snap, time: *time };
                 tool.patch_input(&mut cx, &xf, &pointer);
@@ -2188,7 +2189,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Left / Right", "step the play time by 0.1 s"),
     ("T", "patch view / tiling 3×3"),
     ("Home", "reset pan and zoom"),
-    ("scroll, middle drag", "zoom, pan"),
+    ("scroll, middle or Alt+drag", "zoom, pan"),
     ("F1", "this window"),
 ];
 
@@ -2212,9 +2213,9 @@ fn opt_value(
     range: std::ops::RangeInclusive<f64>,
     unit: &str,
 ) {
-    ui.label(label);
+    let l = ui.label(label);
     let mut x = v.unwrap_or(default);
-    if ui.add(egui::DragValue::new(&mut x).range(range).speed(0.01).suffix(unit)).changed() {
+    if ui.add(egui::DragValue::new(&mut x).range(range).speed(0.01).suffix(unit)).labelled_by(l.id).changed() {
         *v = Some(x);
     }
     ui.end_row();

@@ -482,3 +482,31 @@ fn quitting_with_unsaved_changes_asks_first() {
     h.run_steps(2);
     assert!(h.state().quit);
 }
+
+#[test]
+fn parameters_panel_edits_the_document_and_each_edit_undoes() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.get_by_label("Period π").set_value_accesskit(12.0);
+    h.run();
+    assert_eq!(h.state().doc.period, 12.0);
+    h.get_by_label("Agent radius r").set_value_accesskit(0.4);
+    h.run();
+    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+    h.get_by_label("Seed").set_value_accesskit(42.0);
+    h.run();
+    assert_eq!(h.state().doc.seed, Some(42));
+    // Out-of-range values are clamped by the widget, never stored.
+    h.get_by_label("Comfort speed").set_value_accesskit(-3.0);
+    h.run();
+    assert_eq!(h.state().doc.comfort_speed, Some(0.1));
+    // Each settled edit is one undo step.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.comfort_speed, None);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.seed, None);
+    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+}
