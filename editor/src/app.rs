@@ -511,11 +511,14 @@ impl EditorApp {
         }
         let pressed = |k| ui.input(|i| i.key_pressed(k) && !i.modifiers.command);
         // Tool keys first: Enter, Escape and Backspace finish or cancel a polygon.
+        let mut backspace_used = false;
         for key in [Key::Enter, Key::Escape, Key::Backspace] {
             if pressed(key) {
                 let EditorApp { doc, sides, selection, pending, tool, snap, time, .. } = self;
                 let mut cx = ToolCx { doc, sides, selection, commands: pending, snap: *snap, time: *time };
-                if !tool.key(&mut cx, key) && key == Key::Escape {
+                let used = tool.key(&mut cx, key);
+                backspace_used |= used && key == Key::Backspace;
+                if !used && key == Key::Escape {
                     if self.job.is_some() {
                         self.pending.push(Command::CancelBake);
                     } else {
@@ -529,7 +532,7 @@ impl EditorApp {
                 self.set_tool(kind);
             }
         }
-        if pressed(Key::Delete) || pressed(Key::Backspace) && !self.tool.busy() {
+        if pressed(Key::Delete) || pressed(Key::Backspace) && !backspace_used {
             self.pending.push(Command::DeleteSelection);
         }
         if pressed(Key::Space) {
@@ -1666,7 +1669,7 @@ impl EditorApp {
                                 );
                             } else {
                                 let pts: Vec<_> = a.path.points.iter().map(|c| ([c.p.x, c.p.y], c.t)).collect();
-                                view::draw_path(painter, xf, &pts, pi, 1.2, 255);
+                                view::draw_path(painter, xf, &pts, pi, 1.2, 255, true);
                             }
                         }
                     }
@@ -1680,7 +1683,7 @@ impl EditorApp {
                         };
                         for a in agents {
                             let pts: Vec<_> = a.path.points.iter().map(|c| ([c.p.x, c.p.y], c.t)).collect();
-                            view::draw_path(painter, xf, &pts, r.baked.period, w, alpha);
+                            view::draw_path(painter, xf, &pts, r.baked.period, w, alpha, true);
                         }
                     }
                 }
@@ -1786,7 +1789,7 @@ impl EditorApp {
                         for a in &r.bake.agents {
                             let pts: Vec<_> =
                                 a.path.points.iter().map(|c| ([c.p.x + off[0], c.p.y + off[1]], c.t)).collect();
-                            view::draw_path(painter, xf, &pts, r.baked.period, 1.2, 90);
+                            view::draw_path(painter, xf, &pts, r.baked.period, 1.2, 90, false);
                         }
                     }
                     self.draw_agents(painter, xf, &r.baked, off);

@@ -201,11 +201,21 @@ pub fn earcut(flat: &[f64]) -> Option<Vec<usize>> {
 
 /// Draws a path (positions `[m]` with unwrapped times `[s]`) as segments
 /// coloured by time in the period.
-pub fn draw_path(p: &Painter, xf: &ViewTransform, pts: &[([f64; 2], f64)], period: f64, width: f32, alpha: u8) {
+///
+/// `fine` splits long segments so that the colour follows time closely;
+/// without it each segment has one colour (cheaper, for the tiling preview).
+pub fn draw_path(
+    p: &Painter,
+    xf: &ViewTransform,
+    pts: &[([f64; 2], f64)],
+    period: f64,
+    width: f32,
+    alpha: u8,
+    fine: bool,
+) {
     for w in pts.windows(2) {
         let ((a, ta), (b, tb)) = (w[0], w[1]);
-        // Split long segments so that the colour follows time.
-        let steps = (((tb - ta) / period * 48.0).ceil() as usize).clamp(1, 64);
+        let steps = if fine { (((tb - ta) / period * 48.0).ceil() as usize).clamp(1, 64) } else { 1 };
         for k in 0..steps {
             let (u0, u1) = (k as f64 / steps as f64, (k + 1) as f64 / steps as f64);
             let lerp = |u: f64| [a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u];

@@ -188,6 +188,21 @@ fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select()
     let w = &h.state().warnings;
     assert!(w.iter().any(|w| w.obstacle == 0 && w.other == Some(1)), "{w:?}");
     assert!(h.query_all_by_label_contains("no agent passes between them").count() >= 1);
+
+    // Backspace that removes a polygon's only vertex deletes nothing else…
+    h.key_press(Key::P);
+    h.run();
+    let n = h.state().doc.obstacles.len();
+    h.state_mut().selection = Selection::Obstacle(0);
+    let p = patch_pos(&h, [13.0, 13.0]);
+    click(&mut h, p);
+    h.key_press(Key::Backspace);
+    h.run();
+    assert_eq!(h.state().doc.obstacles.len(), n);
+    // …and with no polygon in progress it deletes the selection.
+    h.key_press(Key::Backspace);
+    h.run();
+    assert_eq!(h.state().doc.obstacles.len(), n - 1);
 }
 
 #[test]
