@@ -1510,6 +1510,10 @@ impl EditorApp {
             ui.colored_label(view::EXIT, "ring: exit");
             ui.label(RichText::new("grey: opposite side mirrored (to tile with itself)").weak());
             ui.colored_label(view::PROBLEM, "red ring: problem");
+            if let Some(p) = self.problems.iter().find(|p| p.path == "sides") {
+                ui.separator();
+                ui.colored_label(view::PROBLEM, format!("The sides {}", p.message));
+            }
         });
     }
 
