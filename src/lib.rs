@@ -17,7 +17,8 @@
 //! | 3. collision removal | [`collision`] | §3.4, Algorithm 2, eqs. 5–10 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
 //! | metrics | [`metrics`] | DESIGN.md "Metrics" |
-//! | pipeline | [`bake`] | Figure 3 |
+//! | pipeline | [`bake`](mod@bake) | Figure 3 |
+//! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
 //! The library depends on no GUI and no exporter; it produces the baked format
 //! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.
@@ -26,6 +27,7 @@
 
 pub mod bake;
 pub mod collision;
+pub mod compose;
 pub mod geometry;
 pub mod io;
 pub mod matching;

@@ -1,6 +1,7 @@
 //! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
 
 mod bake;
+mod compose;
 mod preview;
 mod validate;
 
@@ -31,6 +32,9 @@ enum Command {
     Bake(bake::BakeArgs),
     /// Check pattern and patch documents and list every problem.
     Validate(validate::ValidateArgs),
+    /// Compose a world from a map of cell kinds: assign patterns to shared
+    /// edges, bake each distinct tile once, write world.json and the GLBs.
+    Compose(compose::ComposeArgs),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -60,6 +64,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Compose(args) => compose::run(args),
     }
 }
 

@@ -1,0 +1,345 @@
+//! A small, defensive reader of the GLB container and of the part of the glTF
+//! JSON a crowdpatch tile needs: nodes, one animation, accessors, buffer
+//! views and the binary chunk.
+//!
+//! Built on `serde_json` alone (no glTF crate): every index is checked before
+//! use, every byte range is checked against the binary chunk with overflow-
+//! checked arithmetic, and nothing is allocated for data the file does not
+//! hold, so that a corrupt or hostile file yields a [`LoadError`] and never a
+//! panic or an out-of-memory abort.
+
+use serde::Deserialize;
+
+use crate::error::LoadError;
+
+/// `glTF` in little-endian.
+const MAGIC: u32 = 0x4654_6C67;
+/// Chunk type of the JSON chunk (`JSON`).
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+/// Chunk type of the binary chunk (`BIN\0`).
+const CHUNK_BIN: u32 = 0x004E_4942;
+/// glTF accessor component type FLOAT.
+const FLOAT: u32 = 5126;
+
+/// The two chunks of a GLB.
+pub(crate) struct Container<'a> {
+    /// The JSON chunk.
+    pub json: &'a [u8],
+    /// The binary chunk, if any.
+    pub bin: Option<&'a [u8]>,
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Splits a GLB into its chunks (glTF 2.0 §4.4).
+pub(crate) fn container(bytes: &[u8]) -> Result<Container<'_>, LoadError> {
+    let bad = |reason: String| LoadError::Container { reason };
+    let magic = u32_at(bytes, 0).ok_or_else(|| bad(format!("{} bytes is too short for a GLB header", bytes.len())))?;
+    if magic != MAGIC {
+        let shown: String = bytes[..4].iter().map(|&b| char::from(b).escape_default().to_string()).collect();
+        return Err(bad(format!("magic is \"{shown}\", not \"glTF\"")));
+    }
+    let version = u32_at(bytes, 4).ok_or_else(|| bad("truncated header".into()))?;
+    if version != 2 {
+        return Err(bad(format!("container version {version}; only glTF 2.0 (version 2) is read")));
+    }
+    let length = u32_at(bytes, 8).ok_or_else(|| bad("truncated header".into()))? as usize;
+    if length > bytes.len() {
+        return Err(bad(format!("header says {length} bytes but the file holds {}: truncated", bytes.len())));
+    }
+    let bytes = &bytes[..length];
+    let mut at = 12usize;
+    let mut chunks = Vec::new();
+    while at < bytes.len() {
+        let len = u32_at(bytes, at).ok_or_else(|| bad(format!("truncated chunk header at byte {at}")))? as usize;
+        let ty = u32_at(bytes, at + 4).ok_or_else(|| bad(format!("truncated chunk header at byte {at}")))?;
+        let start = at + 8;
+        let end = start
+            .checked_add(len)
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| bad(format!("chunk at byte {at} claims {len} bytes, past the end of the file")))?;
+        chunks.push((ty, &bytes[start..end]));
+        at = end;
+        if chunks.len() > 16 {
+            return Err(bad("more than 16 chunks".into()));
+        }
+    }
+    let Some(&(CHUNK_JSON, json)) = chunks.first() else {
+        return Err(bad("the first chunk is not the JSON chunk".into()));
+    };
+    let bin = chunks.get(1).filter(|(ty, _)| *ty == CHUNK_BIN).map(|(_, b)| *b);
+    Ok(Container { json, bin })
+}
+
+/// The glTF JSON, as far as the runtime reads it. Unknown fields are ignored.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Root {
+    #[serde(default)]
+    pub scene: Option<usize>,
+    #[serde(default)]
+    pub scenes: Vec<Scene>,
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+    #[serde(default)]
+    pub accessors: Vec<Accessor>,
+    #[serde(default, rename = "bufferViews")]
+    pub buffer_views: Vec<BufferView>,
+    #[serde(default)]
+    pub buffers: Vec<Buffer>,
+    #[serde(default)]
+    pub animations: Vec<Animation>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Scene {
+    #[serde(default)]
+    pub extras: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Node {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub children: Vec<usize>,
+    #[serde(default)]
+    pub translation: Option<[f64; 3]>,
+    #[serde(default)]
+    pub rotation: Option<[f64; 4]>,
+    #[serde(default)]
+    pub scale: Option<[f64; 3]>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Accessor {
+    #[serde(default, rename = "bufferView")]
+    pub buffer_view: Option<usize>,
+    #[serde(default, rename = "byteOffset")]
+    pub byte_offset: u64,
+    #[serde(rename = "componentType")]
+    pub component_type: u32,
+    pub count: u64,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default)]
+    pub sparse: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct BufferView {
+    pub buffer: usize,
+    #[serde(default, rename = "byteOffset")]
+    pub byte_offset: u64,
+    #[serde(rename = "byteLength")]
+    pub byte_length: u64,
+    #[serde(default, rename = "byteStride")]
+    pub byte_stride: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Buffer {
+    #[serde(default)]
+    pub uri: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Animation {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub channels: Vec<Channel>,
+    #[serde(default)]
+    pub samplers: Vec<Sampler>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Channel {
+    pub sampler: usize,
+    pub target: Target,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Target {
+    #[serde(default)]
+    pub node: Option<usize>,
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Sampler {
+    pub input: usize,
+    pub output: usize,
+    #[serde(default = "linear")]
+    pub interpolation: String,
+}
+
+fn linear() -> String {
+    "LINEAR".to_owned()
+}
+
+/// Parses the JSON chunk.
+pub(crate) fn root(json: &[u8]) -> Result<Root, LoadError> {
+    serde_json::from_slice(json).map_err(|e| LoadError::Json { reason: e.to_string() })
+}
+
+/// Number of components of an accessor type.
+fn components(ty: &str) -> Option<usize> {
+    Some(match ty {
+        "SCALAR" => 1,
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT2" => 4,
+        "MAT3" => 9,
+        "MAT4" => 16,
+        _ => return None,
+    })
+}
+
+/// Reads accessor `index` as `f32` elements of type `ty` (`"SCALAR"`,
+/// `"VEC3"`, …), flattened, checking every bound and that every value is
+/// finite.
+///
+/// # Errors
+/// An out-of-range index, a type or component type other than expected
+/// (only FLOAT is read), a sparse accessor, data outside its buffer view or
+/// the binary chunk, an external buffer, a non-finite value.
+pub(crate) fn floats(root: &Root, bin: Option<&[u8]>, index: usize, ty: &str) -> Result<Vec<f32>, LoadError> {
+    let path = format!("accessors[{index}]");
+    let a = root.accessors.get(index).ok_or_else(|| {
+        LoadError::gltf(&path, format!("does not exist (the file has {} accessors)", root.accessors.len()))
+    })?;
+    if a.ty != ty {
+        return Err(LoadError::gltf(&path, format!("has type {}, expected {ty}", a.ty)));
+    }
+    if a.component_type != FLOAT {
+        return Err(LoadError::gltf(
+            &path,
+            format!("has component type {}; only FLOAT ({FLOAT}) is read", a.component_type),
+        ));
+    }
+    if a.sparse.is_some() {
+        return Err(LoadError::gltf(&path, "is sparse; sparse accessors are not read"));
+    }
+    let width = components(ty).unwrap_or(1);
+    if a.count == 0 {
+        return Ok(Vec::new());
+    }
+    let Some(view_index) = a.buffer_view else {
+        return Err(LoadError::gltf(&path, "has no bufferView"));
+    };
+    let view_path = format!("bufferViews[{view_index}]");
+    let view = root
+        .buffer_views
+        .get(view_index)
+        .ok_or_else(|| LoadError::gltf(&path, format!("refers to {view_path}, which does not exist")))?;
+    if view.buffer != 0 || root.buffers.first().is_none_or(|b| b.uri.is_some()) {
+        return Err(LoadError::gltf(&view_path, "data outside the GLB's binary chunk is not read"));
+    }
+    let bin = bin.ok_or_else(|| LoadError::gltf(&view_path, "the GLB has no binary chunk"))?;
+    let element = (width * 4) as u64;
+    let stride = view.byte_stride.unwrap_or(element);
+    if stride < element || stride > 252 || stride % 4 != 0 {
+        return Err(LoadError::gltf(&view_path, format!("byteStride {stride} is invalid for {ty} FLOAT")));
+    }
+    let view_end = view.byte_offset.checked_add(view.byte_length);
+    if view_end.is_none_or(|e| e > bin.len() as u64) {
+        return Err(LoadError::gltf(
+            &view_path,
+            format!(
+                "bytes {}..+{} lie outside the binary chunk of {} bytes",
+                view.byte_offset,
+                view.byte_length,
+                bin.len()
+            ),
+        ));
+    }
+    let needed = (a.count - 1)
+        .checked_mul(stride)
+        .and_then(|n| n.checked_add(element))
+        .and_then(|n| n.checked_add(a.byte_offset));
+    if needed.is_none_or(|n| n > view.byte_length) {
+        return Err(LoadError::gltf(
+            &path,
+            format!(
+                "{} elements at offset {} do not fit in {view_path} ({} bytes)",
+                a.count, a.byte_offset, view.byte_length
+            ),
+        ));
+    }
+    // In bounds of the chunk, so every conversion below fits in usize.
+    let base = (view.byte_offset + a.byte_offset) as usize;
+    let (count, stride) = (a.count as usize, stride as usize);
+    let mut out = Vec::with_capacity(count * width);
+    for e in 0..count {
+        let at = base + e * stride;
+        for c in 0..width {
+            let o = at + 4 * c;
+            let v = f32::from_le_bytes([bin[o], bin[o + 1], bin[o + 2], bin[o + 3]]);
+            if !v.is_finite() {
+                return Err(LoadError::gltf(&path, format!("element {e} holds the non-finite value {v}")));
+            }
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
+        let mut j = json.as_bytes().to_vec();
+        while !j.len().is_multiple_of(4) {
+            j.push(b' ');
+        }
+        let mut out = Vec::new();
+        let total = 12 + 8 + j.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+        out.extend(MAGIC.to_le_bytes());
+        out.extend(2u32.to_le_bytes());
+        out.extend((total as u32).to_le_bytes());
+        out.extend((j.len() as u32).to_le_bytes());
+        out.extend(CHUNK_JSON.to_le_bytes());
+        out.extend(j);
+        if !bin.is_empty() {
+            out.extend((bin.len() as u32).to_le_bytes());
+            out.extend(CHUNK_BIN.to_le_bytes());
+            out.extend(bin);
+        }
+        out
+    }
+
+    #[test]
+    fn reads_strided_floats_and_rejects_out_of_bounds() {
+        let bin: Vec<u8> = [1.0f32, 2.0, 9.0, 3.0, 4.0, 9.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":24}],
+            "bufferViews":[{"buffer":0,"byteLength":24,"byteStride":12}],
+            "accessors":[{"bufferView":0,"componentType":5126,"count":2,"type":"VEC2"},
+                         {"bufferView":0,"componentType":5126,"count":3,"type":"VEC2"},
+                         {"bufferView":0,"byteOffset":4294967296,"componentType":5126,"count":1,"type":"VEC2"}]}"#;
+        let file = glb(json, &bin);
+        let c = container(&file).unwrap();
+        let r = root(c.json).unwrap();
+        assert_eq!(floats(&r, c.bin, 0, "VEC2").unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+        assert!(matches!(floats(&r, c.bin, 1, "VEC2"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, c.bin, 2, "VEC2"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, c.bin, 0, "VEC3"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, c.bin, 7, "VEC2"), Err(LoadError::Gltf { .. })));
+    }
+
+    #[test]
+    fn container_errors_name_the_problem() {
+        assert!(matches!(container(b"PK\x03\x04 zip file"), Err(LoadError::Container { .. })));
+        let file = glb(r#"{"asset":{"version":"2.0"}}"#, &[]);
+        assert!(container(&file).is_ok());
+        for cut in 0..file.len() {
+            assert!(container(&file[..cut]).is_err(), "cut at {cut}");
+        }
+        let msg = container(b"PK\x03\x04 zip file").err().unwrap().to_string();
+        assert!(msg.contains("magic"), "{msg}");
+    }
+}

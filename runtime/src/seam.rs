@@ -1,0 +1,450 @@
+//! Seam metrics over a world of loaded tiles ([`seam_metrics`]): what a
+//! player would see where two tiles meet.
+//!
+//! They are computed here, in the runtime, from the tiles as loaded (the
+//! `f32` keyframes a game plays, placed and rotated as the world places
+//! them), not from the bake's `f64` paths: so a game or a build step can
+//! check the very data it ships, and a mod's tiles can be checked on load.
+//!
+//! For every shared edge, each pedestrian crossing it is one agent of the
+//! tile it leaves (ending at an exit) and one agent of the tile it enters
+//! (starting at the mirror entry). Per crossing:
+//! - **position error**: distance between where the first agent ends and
+//!   the second starts, world frame `[m]`;
+//! - **time error**: difference of the two times, modulo the period `[s]`;
+//! - **velocity jump**: `|v_out − v_in|` of the two agents across the seam
+//!   (DESIGN.md `boundary_velocity_jump`) `[m/s]`, each from the motion over
+//!   the last (first) [`VELOCITY_WINDOW`] of its path.
+//!
+//! **Clearance**: the smallest centre distance between an agent of a tile
+//! and one of a neighbouring tile (across an edge or a corner) while both
+//! are shown, over the whole period, exact for piecewise-linear motion
+//! (closest approach per key interval); the two halves of one crossing
+//! pedestrian are not compared at their hand-over instant. Below 2r it is a
+//! seam collision.
+
+use crate::format::{AgentKind, PointRef, Side};
+use crate::pose::Placement;
+use crate::tile::Tile;
+use crate::world::{Cell, World};
+
+/// A crossing pedestrian: the cell it leaves and its agent there, the cell it
+/// enters and its agent there.
+type Handover = ([usize; 2], usize, [usize; 2], usize);
+
+/// Time span `[s]` over which crossing velocities are measured.
+pub const VELOCITY_WINDOW: f64 = 0.02;
+
+/// Pairs of agents whose paths' bounding boxes stay further apart than
+/// `2r + CLEARANCE_REACH` `[m]` are not compared: the clearance reported is
+/// exact below that distance.
+pub const CLEARANCE_REACH: f64 = 1.0;
+
+/// Half-width `[s]` of the hand-over instant of a crossing pedestrian, not
+/// counted in clearances (the two agents meet there by design, and `f32`
+/// key times may let both show for a microsecond).
+const HANDOVER: f32 = 1e-3;
+
+/// One pedestrian crossing a seam.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeamCrossing {
+    /// Cell it leaves `(column, row)`.
+    pub from: [usize; 2],
+    /// Cell it enters.
+    pub to: [usize; 2],
+    /// World side of `from` it crosses.
+    pub side: Side,
+    /// Agent index in `from`'s tile.
+    pub from_agent: usize,
+    /// Agent index in `to`'s tile.
+    pub to_agent: usize,
+    /// Distance between the end of one and the start of the other `[m]`.
+    pub position_error: f64,
+    /// Their time difference, modulo π, in `[0, π/2]` `[s]`.
+    pub time_error: f64,
+    /// `|v_out − v_in|` `[m/s]`.
+    pub velocity_jump: f64,
+}
+
+/// Two agents of neighbouring tiles closer than 2r.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeamCollision {
+    /// One cell and its instance index.
+    pub a: ([usize; 2], usize),
+    /// The neighbouring cell and its instance index.
+    pub b: ([usize; 2], usize),
+    /// Play time of the closest approach `[s]`.
+    pub tau: f64,
+    /// Their closest distance `[m]`.
+    pub distance: f64,
+}
+
+/// Seam metrics of a world; see the [module](self) documentation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SeamReport {
+    /// Shared edges between non-empty cells.
+    pub edges: usize,
+    /// Every crossing pedestrian found.
+    pub crossings: Vec<SeamCrossing>,
+    /// Boundary points of shared edges for which no agent pair was found
+    /// (a point with no mirror, or no agent ending or starting there).
+    pub unmatched: usize,
+    /// Largest [`SeamCrossing::position_error`] `[m]`.
+    pub max_position_error: f64,
+    /// Largest [`SeamCrossing::time_error`] `[s]`.
+    pub max_time_error: f64,
+    /// Largest [`SeamCrossing::velocity_jump`] `[m/s]`.
+    pub max_velocity_jump: f64,
+    /// Smallest distance between agents of neighbouring tiles `[m]`; `None`
+    /// when none ever come within `2r +` [`CLEARANCE_REACH`].
+    pub min_clearance: Option<f64>,
+    /// Pairs closer than 2r (`agent_radius` of the tiles).
+    pub collisions: Vec<SeamCollision>,
+}
+
+fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+fn norm(a: [f64; 2]) -> f64 {
+    a[0].hypot(a[1])
+}
+
+/// The agent of `tile` whose path starts (`entry`) or ends at the boundary
+/// point `point`.
+fn agent_at(tile: &Tile, point: PointRef, entry: bool) -> Option<usize> {
+    tile.extras().agents.iter().position(|a| match a.kind {
+        AgentKind::Exogenous { entry: e, exit: x } => {
+            if entry {
+                e == point
+            } else {
+                x == point
+            }
+        }
+        AgentKind::Endogenous { .. } => false,
+    })
+}
+
+/// World position of agent `agent` of a placed tile at unwrapped time `t`.
+fn world_position(tile: &Tile, place: &Placement, agent: usize, t: f64) -> Option<[f64; 2]> {
+    tile.agent_position(agent, t).map(|p| place.point(tile.size(), p))
+}
+
+/// Computes the seam metrics of `world` whose tile `k` is `tiles[k]`.
+/// Cells naming a missing tile are skipped ([`World::check`] reports them).
+///
+/// Cost: per edge, linear in its boundary points (times the agents, to find
+/// them), plus, per neighbouring cell pair, the agent-instance pairs whose
+/// bounding boxes come within 2r, each in time linear in their keys.
+pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
+    let mut report = SeamReport::default();
+    let l = world.size;
+    let cell = |i: usize, j: usize| -> Option<(Cell, &Tile, Placement)> {
+        let c = world.get(i, j)?;
+        let t = *tiles.get(c.tile)?;
+        Some((c, t, world.placement(i, j, c.rotation)))
+    };
+    let mut handover_time: Vec<(Handover, f32)> = Vec::new();
+
+    // Crossings.
+    for ([i, j], _) in world.cells() {
+        let Some((ca, ta, pa)) = cell(i, j) else { continue };
+        for side in [Side::East, Side::North] {
+            let Some([ni, nj]) = world.neighbour(i, j, side) else { continue };
+            let Some((cb, tb, pb)) = cell(ni, nj) else { continue };
+            report.edges += 1;
+            let la = side.rotated(-i32::from(ca.rotation % 4));
+            let lb = side.opposite().rotated(-i32::from(cb.rotation % 4));
+            let period = ta.period();
+            // (exiting tile, its side, entering tile, its side, cells)
+            let ends = [
+                (ta, &pa, la, [i, j], tb, &pb, lb, [ni, nj], side),
+                (tb, &pb, lb, [ni, nj], ta, &pa, la, [i, j], side.opposite()),
+            ];
+            for (tx, px, sx, cx, ty, py, sy, cy, world_side) in ends {
+                let exits = &tx.extras().patterns[sx].exits;
+                let entries = &ty.extras().patterns[sy].entries;
+                for (index, p) in exits.iter().enumerate() {
+                    let mirror = entries.iter().position(|q| {
+                        let dt = (q.t - p.t).rem_euclid(period);
+                        (q.s - (l - p.s)).abs() < 1e-6 * l.max(1.0) && dt.min(period - dt) < 1e-6 * period.max(1.0)
+                    });
+                    let pair = mirror.and_then(|m| {
+                        Some((
+                            agent_at(tx, PointRef { side: sx, index }, false)?,
+                            agent_at(ty, PointRef { side: sy, index: m }, true)?,
+                        ))
+                    });
+                    let Some((ax, ay)) = pair else {
+                        report.unmatched += 1;
+                        continue;
+                    };
+                    let end = tx.extras().agents[ax].interval[1];
+                    let start = ty.extras().agents[ay].interval[0];
+                    let hx = VELOCITY_WINDOW.min((end - tx.extras().agents[ax].interval[0]) / 2.0);
+                    let hy = VELOCITY_WINDOW.min((ty.extras().agents[ay].interval[1] - start) / 2.0);
+                    let (Some(e1), Some(e0), Some(s0), Some(s1)) = (
+                        world_position(tx, px, ax, end),
+                        world_position(tx, px, ax, end - hx),
+                        world_position(ty, py, ay, start),
+                        world_position(ty, py, ay, start + hy),
+                    ) else {
+                        report.unmatched += 1;
+                        continue;
+                    };
+                    let v_out = sub(e1, e0).map(|c| c / hx);
+                    let v_in = sub(s1, s0).map(|c| c / hy);
+                    let dt = (end - start).rem_euclid(period);
+                    let crossing = SeamCrossing {
+                        from: cx,
+                        to: cy,
+                        side: world_side,
+                        from_agent: ax,
+                        to_agent: ay,
+                        position_error: norm(sub(e1, s0)),
+                        time_error: dt.min(period - dt),
+                        velocity_jump: norm(sub(v_out, v_in)),
+                    };
+                    report.max_position_error = report.max_position_error.max(crossing.position_error);
+                    report.max_time_error = report.max_time_error.max(crossing.time_error);
+                    report.max_velocity_jump = report.max_velocity_jump.max(crossing.velocity_jump);
+                    report.crossings.push(crossing);
+                    let key = (cx, ax, cy, ay);
+                    handover_time.push((key, end.rem_euclid(period) as f32));
+                }
+            }
+        }
+    }
+
+    // Clearance across edges and corners.
+    let boxes: Vec<Vec<[f32; 4]>> = tiles.iter().map(|t| instance_boxes(t)).collect();
+    for ([i, j], _) in world.cells() {
+        let Some((ca, ta, pa)) = cell(i, j) else { continue };
+        let two_r = 2.0 * ta.agent_radius();
+        let others = [(1i64, 0i64), (0, 1), (1, 1), (-1, 1)];
+        for (di, dj) in others {
+            let (ni, nj) = (i as i64 + di, j as i64 + dj);
+            if ni < 0 || nj < 0 {
+                continue;
+            }
+            let (ni, nj) = (ni as usize, nj as usize);
+            let Some((cb, tb, pb)) = cell(ni, nj) else { continue };
+            let reach = (two_r.max(2.0 * tb.agent_radius()) + CLEARANCE_REACH) as f32;
+            let wa: Vec<[f32; 4]> = boxes[ca.tile].iter().map(|b| world_box(b, &pa, l)).collect();
+            let wb: Vec<[f32; 4]> = boxes[cb.tile].iter().map(|b| world_box(b, &pb, l)).collect();
+            for (ia, ba) in wa.iter().enumerate() {
+                for (ib, bb) in wb.iter().enumerate() {
+                    let gap_x = (ba[0] - bb[2]).max(bb[0] - ba[2]);
+                    let gap_y = (ba[1] - bb[3]).max(bb[1] - ba[3]);
+                    if gap_x > reach || gap_y > reach {
+                        continue;
+                    }
+                    let (agent_a, agent_b) = (ta.instance(ia).agent, tb.instance(ib).agent);
+                    let skip: Vec<f32> = handover_time
+                        .iter()
+                        .filter(|(k, _)| {
+                            *k == ([i, j], agent_a, [ni, nj], agent_b) || *k == ([ni, nj], agent_b, [i, j], agent_a)
+                        })
+                        .map(|(_, t)| *t)
+                        .collect();
+                    let Some((d, tau)) = closest(ta, &pa, ia, tb, &pb, ib, l, &skip) else { continue };
+                    if report.min_clearance.is_none_or(|m| d < m) {
+                        report.min_clearance = Some(d);
+                    }
+                    if d < two_r - 1e-3 {
+                        report.collisions.push(SeamCollision { a: ([i, j], ia), b: ([ni, nj], ib), tau, distance: d });
+                    }
+                }
+            }
+        }
+    }
+    report
+}
+
+/// Bounding box `[xmin, ymin, xmax, ymax]` of every instance's keys (patch frame).
+fn instance_boxes(tile: &Tile) -> Vec<[f32; 4]> {
+    (0..tile.instance_count())
+        .map(|i| {
+            let mut b = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
+            for t in tile.key_times(i) {
+                let [x, y] = tile.position_at(i, t.min(tile.period() as f32));
+                b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
+            }
+            b
+        })
+        .collect()
+}
+
+fn world_box(b: &[f32; 4], place: &Placement, l: f64) -> [f32; 4] {
+    let p = place.point(l, [f64::from(b[0]), f64::from(b[1])]);
+    let q = place.point(l, [f64::from(b[2]), f64::from(b[3])]);
+    [p[0].min(q[0]) as f32, p[1].min(q[1]) as f32, p[0].max(q[0]) as f32, p[1].max(q[1]) as f32]
+}
+
+/// Visible intervals of an instance within `[0, π]`.
+fn visible_intervals(tile: &Tile, i: usize) -> Vec<(f32, f32)> {
+    let period = tile.period() as f32;
+    let (from, len) = tile.visibility(i);
+    if len <= 0.0 {
+        return vec![];
+    }
+    let end = from + len;
+    if end <= period { vec![(from, end)] } else { vec![(from, period), (0.0, end - period)] }
+}
+
+/// Closest approach `(distance, τ)` of instance `ia` of placed tile `ta` and
+/// `ib` of `tb` while both are shown, outside the hand-over instants `skip`.
+#[allow(clippy::too_many_arguments)]
+fn closest(
+    ta: &Tile,
+    pa: &Placement,
+    ia: usize,
+    tb: &Tile,
+    pb: &Placement,
+    ib: usize,
+    l: f64,
+    skip: &[f32],
+) -> Option<(f64, f64)> {
+    let period = ta.period() as f32;
+    let (va, vb) = (visible_intervals(ta, ia), visible_intervals(tb, ib));
+    let mut both: Vec<(f32, f32)> = Vec::new();
+    for a in &va {
+        for b in &vb {
+            let (s, e) = (a.0.max(b.0), a.1.min(b.1));
+            if e > s {
+                both.push((s, e));
+            }
+        }
+    }
+    // Cut the hand-over instants out.
+    for &h in skip {
+        let mut cut = Vec::new();
+        for (s, e) in both {
+            let (hs, he) = (h - HANDOVER, h + HANDOVER);
+            if he <= s || hs >= e {
+                cut.push((s, e));
+                continue;
+            }
+            if hs > s {
+                cut.push((s, hs));
+            }
+            if he < e {
+                cut.push((he, e));
+            }
+        }
+        both = cut;
+        // A hand-over at τ = 0 is also one at τ = π.
+        if h < HANDOVER || h > period - HANDOVER {
+            both.retain(|&(s, e)| e > HANDOVER && s < period - HANDOVER);
+        }
+    }
+    let mut best: Option<(f64, f64)> = None;
+    for (s, e) in both {
+        let mut times: Vec<f32> = ta.key_times(ia).chain(tb.key_times(ib)).filter(|&t| t > s && t < e).collect();
+        times.push(s);
+        times.push(e);
+        times.sort_by(f32::total_cmp);
+        times.dedup();
+        for w in times.windows(2) {
+            let (t0, t1) = (w[0], w[1]);
+            let at = |tile: &Tile, place: &Placement, i: usize, t: f32| {
+                let [x, y] = tile.position_at(i, t);
+                place.point(l, [f64::from(x), f64::from(y)])
+            };
+            let d0 = sub(at(ta, pa, ia, t0), at(tb, pb, ib, t0));
+            let d1 = sub(at(ta, pa, ia, t1), at(tb, pb, ib, t1));
+            // |d0 + (d1 − d0)u| for u ∈ [0, 1].
+            let dv = sub(d1, d0);
+            let vv = dv[0] * dv[0] + dv[1] * dv[1];
+            let u = if vv > 0.0 { (-(d0[0] * dv[0] + d0[1] * dv[1]) / vv).clamp(0.0, 1.0) } else { 0.0 };
+            let d = norm([d0[0] + dv[0] * u, d0[1] + dv[1] * u]);
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, f64::from(t0) + f64::from(t1 - t0) * u));
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{AgentKind, BakedAgent, BakedPattern, BakedPoint, PathKey, PointRef};
+    use crate::tile::tests::patch;
+
+    fn standing(x: f64, y: f64) -> BakedAgent {
+        BakedAgent {
+            kind: AgentKind::Endogenous { index: 0 },
+            keys: vec![
+                PathKey { t: 0.0, position: [x, y], heading: 0.0 },
+                PathKey { t: 10.0, position: [x, y], heading: 0.0 },
+            ],
+        }
+    }
+
+    fn two_cells() -> World {
+        let mut w = World::new(2, 1, 16.0, 10.0);
+        w.set(0, 0, Some(Cell { tile: 0, rotation: 0 }));
+        w.set(1, 0, Some(Cell { tile: 1, rotation: 0 }));
+        w
+    }
+
+    #[test]
+    fn agents_too_close_across_a_seam_are_collisions() {
+        let a = Tile::from_baked(&patch(vec![standing(15.8, 8.0), standing(8.0, 8.0)]));
+        let b = Tile::from_baked(&patch(vec![standing(0.1, 8.0)]));
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert_eq!(r.collisions.len(), 1, "{r:#?}");
+        assert!((r.min_clearance.unwrap() - 0.3).abs() < 1e-5);
+        assert_eq!(r.collisions[0].a.0, [0, 0]);
+        // Far enough apart: no collision.
+        let b = Tile::from_baked(&patch(vec![standing(0.5, 8.0)]));
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert!(r.collisions.is_empty());
+        assert!((r.min_clearance.unwrap() - 0.7).abs() < 1e-5);
+    }
+
+    /// A walker leaving A eastwards at (16, 8), t = 5, and the walker that
+    /// enters B there, starting `offset` m off and with velocity `v_in`.
+    fn crossing(offset: f64, v_in: [f64; 2]) -> (Tile, Tile) {
+        let v = [1.0, 0.0];
+        let mut pa = patch(vec![BakedAgent {
+            kind: AgentKind::Exogenous {
+                entry: PointRef { side: Side::West, index: 0 },
+                exit: PointRef { side: Side::East, index: 0 },
+            },
+            keys: vec![
+                PathKey { t: 0.0, position: [11.0, 8.0], heading: 0.0 },
+                PathKey { t: 5.0, position: [16.0, 8.0], heading: 0.0 },
+            ],
+        }]);
+        pa.patterns.east = BakedPattern { entries: vec![], exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v }] };
+        let mut pb = patch(vec![BakedAgent {
+            kind: AgentKind::Exogenous {
+                entry: PointRef { side: Side::West, index: 0 },
+                exit: PointRef { side: Side::East, index: 0 },
+            },
+            keys: vec![
+                PathKey { t: 5.0, position: [0.0, 8.0 + offset], heading: 0.0 },
+                PathKey { t: 9.0, position: [4.0 * v_in[0], 8.0 + offset + 4.0 * v_in[1]], heading: 0.0 },
+            ],
+        }]);
+        pb.patterns.west = BakedPattern { entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v }], exits: vec![] };
+        (Tile::from_baked(&pa), Tile::from_baked(&pb))
+    }
+
+    #[test]
+    fn crossings_measure_position_error_and_velocity_jump() {
+        let (a, b) = crossing(0.0, [1.0, 0.0]);
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert_eq!(r.crossings.len(), 1);
+        assert_eq!(r.unmatched, 0);
+        assert!(r.max_position_error < 1e-6 && r.max_velocity_jump < 1e-4, "{r:#?}");
+        // The hand-over itself is not a collision.
+        assert!(r.collisions.is_empty(), "{r:#?}");
+        let (a, b) = crossing(0.5, [1.0, 0.5]);
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert!((r.max_position_error - 0.5).abs() < 1e-5, "{r:#?}");
+        assert!((r.max_velocity_jump - 0.5).abs() < 1e-3, "{r:#?}");
+    }
+}

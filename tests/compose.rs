@@ -1,0 +1,217 @@
+//! `crowdpatch compose` end to end: the shipped 10×10 town map is composed
+//! by the real binary into a fresh directory, read back with the runtime, and
+//! must pass the compatibility check with no seam collision and no seam
+//! jump; a deliberately wrong neighbour is reported with its coordinates; the
+//! content-hash cache re-bakes nothing the second time; a Wang set fills a
+//! larger world seamlessly.
+
+use crowdpatch_runtime::{
+    Cell, DirectorySource, Poses, SeamProblem, Side, StreamEvent, StreamOptions, Streamer, Tile, WangSet, WorldFile,
+    seam_metrics,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn compose(dir: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .arg("compose")
+        .arg(root().join("maps/town.map.json"))
+        .arg("-o")
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn load(dir: &Path) -> (WorldFile, Vec<Tile>) {
+    let file = WorldFile::load(dir.join("world.json")).unwrap();
+    let tiles = file.load_tiles(dir).unwrap();
+    (file, tiles)
+}
+
+#[test]
+fn the_town_composes_seamlessly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stderr) = compose(tmp.path(), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (file, tiles) = load(tmp.path());
+    let world = file.world();
+    assert_eq!((world.columns(), world.rows()), (10, 10));
+    // The map has 10 empty cells ('.').
+    assert_eq!(world.cells().count(), 90);
+    assert!(tiles.len() < 90, "{} tiles: cells share tiles", tiles.len());
+    let extras: Vec<_> = tiles.iter().map(Tile::extras).collect();
+    let mismatches = world.check(&extras);
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+
+    let refs: Vec<&Tile> = tiles.iter().collect();
+    let seams = seam_metrics(&world, &refs);
+    let two_r = 2.0 * tiles[0].agent_radius();
+    // Every shared edge between walkable cells has a pattern, and every
+    // boundary point of it a crossing pedestrian.
+    assert!(seams.edges >= 140, "{}", seams.edges);
+    assert!(seams.crossings.len() > 10 * seams.edges / 4);
+    assert_eq!(seams.unmatched, 0);
+    assert!(seams.max_position_error < 1e-3, "seam jump: {} m", seams.max_position_error);
+    assert!(seams.max_time_error < 1e-6, "{}", seams.max_time_error);
+    assert!(seams.max_velocity_jump < 1e-2, "velocity jump: {} m/s", seams.max_velocity_jump);
+    assert!(seams.collisions.is_empty(), "{:#?}", seams.collisions);
+    assert!(seams.min_clearance.unwrap() >= two_r - 1e-3, "{:?}", seams.min_clearance);
+    println!(
+        "town: {} tiles, {} edges, {} crossings, max position error {:.2e} m, max velocity jump {:.2e} m/s, min clearance {:.3} m",
+        tiles.len(),
+        seams.edges,
+        seams.crossings.len(),
+        seams.max_position_error,
+        seams.max_velocity_jump,
+        seams.min_clearance.unwrap()
+    );
+
+    // A deliberately wrong neighbour: cell (4, 3) (a street crossing) turned a
+    // quarter turn. Its sides no longer mirror its neighbours'.
+    let mut wrong = world.clone();
+    let cell = wrong.get(4, 3).unwrap();
+    wrong.set(4, 3, Some(Cell { tile: cell.tile, rotation: (cell.rotation + 1) % 4 }));
+    let mismatches = wrong.check(&extras);
+    assert!(!mismatches.is_empty());
+    for m in &mismatches {
+        let here = m.cell == [4, 3];
+        let neighbour = m.neighbour == Some([4, 3]);
+        assert!(here || neighbour, "{m}");
+    }
+    // Reported on all four sides, from both cells of each edge.
+    for side in Side::ALL {
+        assert!(mismatches.iter().any(|m| m.cell == [4, 3] && m.side == Some(side)), "{side}: {mismatches:#?}");
+    }
+    let text = mismatches[0].to_string();
+    assert!(text.contains("(4, 3)"), "{text}");
+    println!("wrong neighbour: {} mismatches, e.g. {text}", mismatches.len());
+
+    // A tile with another neighbour's content: swap in a tile that differs.
+    let mut swapped = world.clone();
+    let other = (0..tiles.len()).find(|&t| t != cell.tile).unwrap();
+    swapped.set(4, 3, Some(Cell { tile: other, rotation: 0 }));
+    assert!(swapped.check(&extras).iter().any(|m| m.cell == [4, 3] || m.neighbour == Some([4, 3])));
+    // Emptying a cell opens its neighbours' sides.
+    let mut holed = world.clone();
+    holed.set(4, 3, None);
+    let open = holed.check(&extras);
+    assert!(open.iter().all(|m| matches!(m.problem, SeamProblem::OpenSide { .. }) && m.neighbour == Some([4, 3])));
+    assert_eq!(open.len(), 4);
+
+    // The second run bakes nothing: every tile comes from the cache.
+    let before = std::fs::read(tmp.path().join("world.json")).unwrap();
+    let (code, stderr) = compose(tmp.path(), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("(0 baked, {} cached)", tiles.len())), "{stderr}");
+    assert_eq!(std::fs::read(tmp.path().join("world.json")).unwrap(), before, "deterministic");
+}
+
+#[test]
+fn a_wang_set_fills_any_world() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stderr) = compose(tmp.path(), &["--wang", "2"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (file, tiles) = load(tmp.path());
+    let wang = file.wang.clone().unwrap();
+    assert_eq!(wang.k, 2);
+    assert_eq!(wang.tiles.len(), 16);
+    let set = WangSet::from_file(&wang);
+    assert!(set.missing().is_empty());
+    // The file's grid is the fill of its seed.
+    assert_eq!(set.fill(wang.seed, [0, 0], 10, 10, file.size, file.period), file.world());
+    // A 16×12 window of the unbounded world of another seed, far from the
+    // origin: seamless inside, open only at its border.
+    let world = set.fill(99, [-1000, 5000], 16, 12, file.size, file.period);
+    let extras: Vec<_> = tiles.iter().map(Tile::extras).collect();
+    let mismatches = world.check(&extras);
+    assert!(mismatches.iter().all(|m| m.neighbour.is_none()), "{mismatches:#?}");
+    let refs: Vec<&Tile> = tiles.iter().collect();
+    let seams = seam_metrics(&world, &refs);
+    assert_eq!(seams.edges, 15 * 12 + 16 * 11);
+    assert_eq!(seams.unmatched, 0);
+    assert!(seams.collisions.is_empty(), "{:#?}", seams.collisions);
+    assert!(seams.max_position_error < 1e-3 && seams.max_velocity_jump < 1e-2);
+    // Aperiodic: no two rows of the window are the same.
+    let rows: Vec<Vec<Option<Cell>>> = (0..12).map(|j| (0..16).map(|i| world.get(i, j)).collect()).collect();
+    for a in 0..12 {
+        for b in a + 1..12 {
+            assert_ne!(rows[a], rows[b]);
+        }
+    }
+}
+
+#[test]
+fn bad_maps_name_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let map = tmp.path().join("bad.map.json");
+    std::fs::write(
+        &map,
+        format!(
+            r###"{{"format": 1, "size": 16.0, "period": 10.0, "patterns": {:?},
+               "kinds": {{"street": {{"density": -2}}}}, "legend": {{"#": "street", "x": "mall"}},
+               "grid": ["##", "#"]}}"###,
+            root().join("patterns").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .args(["compose", map.to_str().unwrap(), "-o"])
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for needle in ["kinds.street.density", "legend.x", "grid[1]"] {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    assert!(!tmp.path().join("out").exists(), "bad input writes nothing");
+}
+
+#[test]
+fn the_town_streams_from_its_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stderr) = compose(tmp.path(), &["--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = WorldFile::load(tmp.path().join("world.json")).unwrap();
+    let world = file.world();
+    let l = file.size;
+    let options = StreamOptions { radius: 30.0, hysteresis: 0.0, memory_budget: usize::MAX, workers: 2 };
+    let mut s = Streamer::new(world.clone(), DirectorySource::for_world(tmp.path(), &file), options);
+    let mut poses = Poses::default();
+    for (k, focus) in [[10.0, 10.0], [80.0, 80.0], [150.0, 40.0]].into_iter().enumerate() {
+        let events = s.update_blocking(focus, Duration::from_secs(30));
+        assert!(!events.iter().any(|e| matches!(e, StreamEvent::LoadFailed { .. })), "{events:?}");
+        // Exactly the non-empty cells within the radius are shown.
+        let mut expected = Vec::new();
+        for ([i, j], _) in world.cells() {
+            let dx = (i as f64 * l - focus[0]).max(focus[0] - (i + 1) as f64 * l).max(0.0);
+            let dy = (j as f64 * l - focus[1]).max(focus[1] - (j + 1) as f64 * l).max(0.0);
+            if dx.hypot(dy) <= 30.0 {
+                expected.push([i as i64, j as i64]);
+            }
+        }
+        expected.sort();
+        let mut shown: Vec<[i64; 2]> = s.shown_cells().map(|(c, _)| c).collect();
+        shown.sort();
+        assert_eq!(shown, expected, "focus {focus:?}");
+        // Every shown agent is inside its cell (up to the f32 rounding of
+        // world positions) and poses are finite.
+        let cells = s.sample(3.7 + k as f64, &mut poses);
+        assert!(poses.visible_count() > 0);
+        for ([i, j], range) in cells {
+            for a in range {
+                let (x, y) = (f64::from(poses.x[a]), f64::from(poses.y[a]));
+                assert!(x >= i as f64 * l - 1e-3 && x <= (i + 1) as f64 * l + 1e-3, "({i}, {j}): x = {x}");
+                assert!(y >= j as f64 * l - 1e-3 && y <= (j + 1) as f64 * l + 1e-3, "({i}, {j}): y = {y}");
+                assert!(poses.heading[a].is_finite() && (0.0..1.0).contains(&poses.phase[a]));
+            }
+        }
+    }
+}
