@@ -1,0 +1,110 @@
+//! Structural actions as values (egui_demo_app's `Command`): widgets and tools
+//! push them, the app applies them once per frame, after drawing
+//! ([`crate::EditorApp::run_command`]).
+
+use crate::edit::PointId;
+use crowdpatch::model::{Direction, Obstacle, Side};
+use std::path::PathBuf;
+
+/// One action on the document or the app.
+#[must_use = "a command does nothing until the app runs it"]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Adds an entry or exit at `(s, t)` and selects it.
+    AddPoint {
+        /// The side.
+        side: Side,
+        /// Entry or exit.
+        direction: Direction,
+        /// Arc position `[m]`.
+        s: f64,
+        /// Time `[s]`.
+        t: f64,
+    },
+    /// Moves a point (part of a drag; not a step of its own).
+    MovePoint {
+        /// The point.
+        id: PointId,
+        /// New arc position `[m]`.
+        s: f64,
+        /// New time `[s]`.
+        t: f64,
+    },
+    /// Deletes a point.
+    DeletePoint(PointId),
+    /// Adds an obstacle and selects it.
+    AddObstacle(Obstacle),
+    /// Replaces an obstacle's shape (part of a drag).
+    SetObstacle(usize, Obstacle),
+    /// Deletes an obstacle.
+    DeleteObstacle(usize),
+    /// Deletes whatever is selected.
+    DeleteSelection,
+    /// Sets a side to an inline copy of a pattern file.
+    ApplyPattern {
+        /// The side.
+        side: Side,
+        /// The pattern file.
+        file: PathBuf,
+        /// Reference the file (`{"pattern": "…"}`) instead of copying it.
+        link: bool,
+    },
+    /// Saves a side as a pattern file (side-frame velocities).
+    SaveSideAsPattern {
+        /// The side.
+        side: Side,
+        /// Where.
+        file: PathBuf,
+    },
+    /// Copies a referenced side into the document.
+    InlineSide(Side),
+    /// Removes every point of a side.
+    ClearSide(Side),
+    /// North := mirror(south), west := mirror(east): the patch tiles with itself.
+    MakeTileable,
+    /// Starts a bake of the current document.
+    Bake,
+    /// Cancels the running bake.
+    CancelBake,
+    /// Undo one step.
+    Undo,
+    /// Redo one step.
+    Redo,
+    /// New empty document (asks about unsaved changes).
+    New,
+    /// Opens a document (asks about unsaved changes).
+    Open(PathBuf),
+    /// Saves to the document's file (or asks for one).
+    Save,
+    /// Saves to `file` and makes it the document's file.
+    SaveAs(PathBuf),
+    /// Writes the baked GLB.
+    ExportGlb(PathBuf),
+    /// Writes the PNG preview of the bake stages.
+    ExportPng(PathBuf),
+    /// Restores the document from an autosave file.
+    Recover(PathBuf),
+    /// Deletes an autosave file without restoring it.
+    DiscardRecovery(PathBuf),
+    /// Quits (asks about unsaved changes).
+    Quit,
+}
+
+impl Command {
+    /// Whether the command is a step of its own in the undo history (drags
+    /// are recorded when the pointer is released).
+    pub fn is_structural(&self) -> bool {
+        matches!(
+            self,
+            Command::AddPoint { .. }
+                | Command::DeletePoint(_)
+                | Command::AddObstacle(_)
+                | Command::DeleteObstacle(_)
+                | Command::DeleteSelection
+                | Command::ApplyPattern { .. }
+                | Command::InlineSide(_)
+                | Command::ClearSide(_)
+                | Command::MakeTileable
+        )
+    }
+}

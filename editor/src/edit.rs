@@ -1,0 +1,576 @@
+//! Editing operations on the saved document ([`PatchDocument`]): reading a
+//! side's points whatever their source (inline or a pattern file), turning a
+//! referenced side into an inline one before it is edited, adding, moving and
+//! deleting boundary points, and mapping validation problems back onto the
+//! points and obstacles they are about.
+//!
+//! Frames: an inline side of a patch document stores velocities in the patch
+//! frame; a pattern file stores them in its side frame (`crowdpatch::model`).
+//! Arc positions `s` `[m]` and times `t` `[s]` are the same in both.
+
+use crowdpatch::model::{BoundaryPoint, Direction, Obstacle, PatchDocument, Pattern, Side, SideDocument};
+use std::path::{Path, PathBuf};
+
+/// A boundary point of the document: `sides.<side>.<entries|exits>[index]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PointId {
+    /// The side.
+    pub side: Side,
+    /// Entry or exit.
+    pub direction: Direction,
+    /// Index in that side's entries or exits.
+    pub index: usize,
+}
+
+impl PointId {
+    /// The document path, e.g. `sides.east.entries[3]`.
+    pub fn path(&self) -> String {
+        format!("sides.{}.{}[{}]", self.side.name(), self.direction.field(), self.index)
+    }
+}
+
+/// Where a side's points come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SideSource {
+    /// No points (the side is left out).
+    Empty,
+    /// Written inline in the document.
+    Inline,
+    /// A pattern file, relative to the document's directory.
+    File(String),
+    /// A pattern file that could not be loaded, and why.
+    Missing(String, String),
+}
+
+/// The points of one side as the editor shows them: `s` and `t` of every
+/// entry and exit, velocities in the **side frame** (x along the side, y
+/// inward), and where they come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideView {
+    /// The points (side-frame velocities).
+    pub pattern: Pattern,
+    /// Their source.
+    pub source: SideSource,
+}
+
+/// Reads the points of `side`; pattern references resolve against `base_dir`
+/// (the document's directory).
+pub fn side_view(doc: &PatchDocument, side: Side, base_dir: &Path) -> SideView {
+    let empty = Pattern::empty(doc.size, doc.period);
+    match doc.sides.get(side) {
+        None => SideView { pattern: empty, source: SideSource::Empty },
+        Some(d) => match &d.pattern {
+            Some(rel) => match crowdpatch::model::load_pattern(&base_dir.join(rel)) {
+                Ok(p) => SideView { pattern: p, source: SideSource::File(rel.clone()) },
+                Err(e) => SideView {
+                    pattern: empty,
+                    source: SideSource::Missing(rel.clone(), e.to_string().lines().next().unwrap_or("").to_string()),
+                },
+            },
+            None => SideView {
+                pattern: Pattern {
+                    name: d.name.clone(),
+                    length: doc.size,
+                    period: doc.period,
+                    entries: d.entries.clone().unwrap_or_default(),
+                    exits: d.exits.clone().unwrap_or_default(),
+                }
+                .rotated(-(side.index() as i32)),
+                source: SideSource::Inline,
+            },
+        },
+    }
+}
+
+/// Makes `side` inline and returns it: a pattern reference is replaced by a
+/// copy of the file's points (velocities turned into the patch frame), a
+/// missing side becomes an empty inline one. The points keep their `s`, `t`
+/// and world velocity, so the bake is unchanged.
+pub fn inline_side<'a>(doc: &'a mut PatchDocument, side: Side, base_dir: &Path) -> &'a mut SideDocument {
+    let view = side_view(doc, side, base_dir);
+    let slot = doc.sides.slot_mut(side);
+    let needs = match slot {
+        None => true,
+        Some(d) => d.pattern.is_some(),
+    };
+    if needs {
+        let p = view.pattern.rotated(side.index() as i32);
+        *slot = Some(SideDocument {
+            pattern: None,
+            name: p.name.clone(),
+            length: None,
+            period: None,
+            entries: Some(p.entries),
+            exits: Some(p.exits),
+        });
+    }
+    let d = slot.as_mut().expect("just made inline");
+    d.entries.get_or_insert_with(Vec::new);
+    d.exits.get_or_insert_with(Vec::new);
+    d
+}
+
+/// Sets `side` to an inline copy of `pattern` (side-frame velocities, as in a
+/// pattern file).
+pub fn set_side_inline(doc: &mut PatchDocument, side: Side, pattern: &Pattern) {
+    let p = pattern.rotated(side.index() as i32);
+    *doc.sides.slot_mut(side) = Some(SideDocument {
+        pattern: None,
+        name: p.name.clone(),
+        length: None,
+        period: None,
+        entries: Some(p.entries),
+        exits: Some(p.exits),
+    });
+}
+
+/// The points of one direction of an inline side (created if needed).
+fn points_mut<'a>(
+    doc: &'a mut PatchDocument,
+    side: Side,
+    direction: Direction,
+    base: &Path,
+) -> &'a mut Vec<BoundaryPoint> {
+    let d = inline_side(doc, side, base);
+    match direction {
+        Direction::Entry => d.entries.as_mut().expect("inline"),
+        Direction::Exit => d.exits.as_mut().expect("inline"),
+    }
+}
+
+/// Adds a point at `(s, t)` (clamped to `[0, L] × [0, π)`) with the default
+/// velocity; returns its id.
+pub fn add_point(doc: &mut PatchDocument, side: Side, direction: Direction, s: f64, t: f64, base: &Path) -> PointId {
+    let (s, t) = clamp_st(doc, s, t);
+    let pts = points_mut(doc, side, direction, base);
+    pts.push(BoundaryPoint { s, t, velocity: None });
+    PointId { side, direction, index: pts.len() - 1 }
+}
+
+/// Moves a point to `(s, t)` (clamped). Returns `false` when it does not exist.
+pub fn move_point(doc: &mut PatchDocument, id: PointId, s: f64, t: f64, base: &Path) -> bool {
+    let (s, t) = clamp_st(doc, s, t);
+    let pts = points_mut(doc, id.side, id.direction, base);
+    match pts.get_mut(id.index) {
+        Some(p) => {
+            p.s = s;
+            p.t = t;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Deletes a point. Returns `false` when it does not exist.
+pub fn delete_point(doc: &mut PatchDocument, id: PointId, base: &Path) -> bool {
+    let pts = points_mut(doc, id.side, id.direction, base);
+    if id.index < pts.len() {
+        pts.remove(id.index);
+        true
+    } else {
+        false
+    }
+}
+
+/// The point, if it exists (inline sides only; velocity in the patch frame).
+pub fn point(doc: &PatchDocument, id: PointId) -> Option<&BoundaryPoint> {
+    let d = doc.sides.get(id.side)?;
+    let v = match id.direction {
+        Direction::Entry => d.entries.as_ref()?,
+        Direction::Exit => d.exits.as_ref()?,
+    };
+    v.get(id.index)
+}
+
+/// Mutable access to an inline point (velocity in the patch frame).
+pub fn point_mut(doc: &mut PatchDocument, id: PointId) -> Option<&mut BoundaryPoint> {
+    let d = doc.sides.slot_mut(id.side).as_mut()?;
+    let v = match id.direction {
+        Direction::Entry => d.entries.as_mut()?,
+        Direction::Exit => d.exits.as_mut()?,
+    };
+    v.get_mut(id.index)
+}
+
+/// `s` clamped to `[0, L]` and `t` wrapped into `[0, π)`.
+pub fn clamp_st(doc: &PatchDocument, s: f64, t: f64) -> (f64, f64) {
+    let s = if s.is_finite() { s.clamp(0.0, doc.size) } else { 0.0 };
+    let mut t = if t.is_finite() { t.rem_euclid(doc.period) } else { 0.0 };
+    if t >= doc.period {
+        t = 0.0;
+    }
+    (s, t)
+}
+
+/// Rounds `v` to the nearest multiple of `step` (unchanged when `step ≤ 0`).
+pub fn snap(v: f64, step: f64) -> f64 {
+    if step > 0.0 { (v / step).round() * step } else { v }
+}
+
+/// Makes the patch tile with itself: the north side becomes the mirror of the
+/// south side and the west side the mirror of the east side (DESIGN.md mirror
+/// rule), so that the patch's copies meet across every seam.
+pub fn make_tileable(doc: &mut PatchDocument, base: &Path) {
+    for (from, to) in [(Side::South, Side::North), (Side::East, Side::West)] {
+        let p = side_view(doc, from, base).pattern;
+        let mut m = p.mirror();
+        m.name = None;
+        set_side_inline(doc, to, &m);
+    }
+}
+
+/// How the side `side` meets the opposite side of a copy of the same patch
+/// (tiling with itself): the points of `side` that have no mirror partner on
+/// the opposite side, by index, as `(direction, index)`; empty when the seam
+/// is seamless. Positions, times and velocities match within `tol`
+/// (`[m]`, `[s]`, `[m/s]`).
+pub fn seam_mismatches(doc: &PatchDocument, side: Side, base: &Path, tol: f64) -> Vec<(Direction, usize)> {
+    let here = side_view(doc, side, base).pattern;
+    let opposite = side_view(doc, side.opposite(), base).pattern;
+    let comfort = doc.comfort_speed.unwrap_or(crowdpatch::model::DEFAULT_COMFORT_SPEED);
+    seam_mismatches_of(&here, &opposite, doc.period, comfort, tol)
+}
+
+/// [`seam_mismatches`] for two side-frame patterns: `here` and the pattern of
+/// the opposite side, whose mirror must equal `here`. Missing velocities are
+/// the defaults (the normal at `comfort` `[m/s]`).
+pub fn seam_mismatches_of(
+    here: &Pattern,
+    opposite: &Pattern,
+    period: f64,
+    comfort: f64,
+    tol: f64,
+) -> Vec<(Direction, usize)> {
+    let there = opposite.mirror();
+    let velocity = |b: &BoundaryPoint, d: Direction| {
+        b.velocity.unwrap_or(match d {
+            Direction::Entry => [0.0, comfort],
+            Direction::Exit => [0.0, -comfort],
+        })
+    };
+    let mut out = Vec::new();
+    for d in [Direction::Entry, Direction::Exit] {
+        let mut used = vec![false; there.points(d).len()];
+        for (i, p) in here.points(d).iter().enumerate() {
+            let vp = velocity(p, d);
+            let hit = there.points(d).iter().enumerate().position(|(j, q)| {
+                let dt = (p.t - q.t).abs();
+                let dt = dt.min(period - dt);
+                let vq = velocity(q, d);
+                !used[j]
+                    && (p.s - q.s).abs() <= tol
+                    && dt <= tol
+                    && (vp[0] - vq[0]).abs() <= tol
+                    && (vp[1] - vq[1]).abs() <= tol
+            });
+            match hit {
+                Some(j) => used[j] = true,
+                None => out.push((d, i)),
+            }
+        }
+    }
+    out
+}
+
+/// What a validation problem's field path points at, so that the editor can
+/// show the problem where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemTarget {
+    /// A boundary point.
+    Point(PointId),
+    /// A whole side (e.g. its pattern file).
+    Side(Side),
+    /// An obstacle.
+    Obstacle(usize),
+    /// An endogenous agent.
+    Endogenous(usize),
+    /// Parity (the four sides together).
+    Parity,
+    /// A parameter or anything else.
+    Other,
+}
+
+/// Parses a problem's field path (`sides.east.entries[3].t`,
+/// `sides.east.pattern: exits[0].s`, `obstacles[2].circle.radius`, `sides`).
+pub fn problem_target(path: &str) -> ProblemTarget {
+    if path == "sides" {
+        return ProblemTarget::Parity;
+    }
+    if let Some(rest) = path.strip_prefix("obstacles[") {
+        return index_prefix(rest).map_or(ProblemTarget::Other, ProblemTarget::Obstacle);
+    }
+    if let Some(rest) = path.strip_prefix("endogenous[") {
+        return index_prefix(rest).map_or(ProblemTarget::Other, ProblemTarget::Endogenous);
+    }
+    if let Some(rest) = path.strip_prefix("sides.") {
+        let (name, rest) = rest.split_once('.').unwrap_or((rest, ""));
+        let Some(side) = Side::ALL.into_iter().find(|s| s.name() == name) else {
+            return ProblemTarget::Other;
+        };
+        // A referenced pattern: "pattern: entries[0].t" or "pattern (file): …".
+        let rest = match rest.strip_prefix("pattern") {
+            Some(r) => match r.split_once(": ") {
+                Some((_, after)) => after,
+                None => return ProblemTarget::Side(side),
+            },
+            None => rest,
+        };
+        for direction in [Direction::Entry, Direction::Exit] {
+            if let Some(r) = rest.strip_prefix(direction.field()).and_then(|r| r.strip_prefix('['))
+                && let Some(index) = index_prefix(r)
+            {
+                return ProblemTarget::Point(PointId { side, direction, index });
+            }
+        }
+        return ProblemTarget::Side(side);
+    }
+    ProblemTarget::Other
+}
+
+fn index_prefix(rest: &str) -> Option<usize> {
+    rest.split(']').next()?.parse().ok()
+}
+
+/// A clearance warning about obstacles: a gap between two obstacles, or
+/// between an obstacle and a side of the patch, narrower than 2r, that agents
+/// cannot pass through (not an error: the bake routes around).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearanceWarning {
+    /// The obstacle.
+    pub obstacle: usize,
+    /// The other obstacle, or `None` for a side of the patch.
+    pub other: Option<usize>,
+    /// The gap `[m]`.
+    pub gap: f64,
+    /// What to tell the user.
+    pub message: String,
+}
+
+/// Gaps narrower than 2r = `2 * radius` between obstacles and between an
+/// obstacle and the patch's sides (a gap of 0, touching or overlapping, is not
+/// reported: no one expects to pass there).
+pub fn clearance_warnings(doc: &PatchDocument) -> Vec<ClearanceWarning> {
+    let r = doc.agent_radius.unwrap_or(crowdpatch::model::DEFAULT_AGENT_RADIUS);
+    let l = doc.size;
+    let mut out = Vec::new();
+    let samples: Vec<Vec<[f64; 2]>> = doc.obstacles.iter().map(outline).collect();
+    for (i, a) in samples.iter().enumerate() {
+        if a.is_empty() {
+            continue;
+        }
+        // To the border (only where the obstacle is inside the patch).
+        let border = a.iter().map(|p| p[0].min(p[1]).min(l - p[0]).min(l - p[1])).fold(f64::INFINITY, f64::min);
+        if border > 1e-6 && border < 2.0 * r {
+            out.push(ClearanceWarning {
+                obstacle: i,
+                other: None,
+                gap: border,
+                message: format!(
+                    "obstacles[{i}] leaves a gap of {border:.2} m to the patch's side, less than 2r = {:.2} m: no agent passes there",
+                    2.0 * r
+                ),
+            });
+        }
+        for (j, b) in samples.iter().enumerate().skip(i + 1) {
+            if b.is_empty() {
+                continue;
+            }
+            let gap = a
+                .iter()
+                .map(|p| {
+                    crowdpatch::geometry::obstacle_signed_distance(crowdpatch::geometry::v2(*p), &doc.obstacles[j]).0
+                })
+                .fold(f64::INFINITY, f64::min);
+            if gap > 1e-6 && gap < 2.0 * r {
+                out.push(ClearanceWarning {
+                    obstacle: i,
+                    other: Some(j),
+                    gap,
+                    message: format!(
+                        "obstacles[{i}] and obstacles[{j}] are {gap:.2} m apart, less than 2r = {:.2} m: no agent passes between them",
+                        2.0 * r
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Points on the outline of an obstacle (edges sampled every 5 cm).
+fn outline(o: &Obstacle) -> Vec<[f64; 2]> {
+    match o {
+        Obstacle::Circle { center, radius } => {
+            if !(radius.is_finite() && *radius > 0.0) {
+                return vec![];
+            }
+            let n = ((std::f64::consts::TAU * radius / 0.05).ceil() as usize).clamp(16, 2048);
+            (0..n)
+                .map(|k| {
+                    let a = std::f64::consts::TAU * k as f64 / n as f64;
+                    [center[0] + radius * a.cos(), center[1] + radius * a.sin()]
+                })
+                .collect()
+        }
+        Obstacle::Polygon(vs) => {
+            let mut out = Vec::new();
+            for (k, a) in vs.iter().enumerate() {
+                let b = vs[(k + 1) % vs.len()];
+                let len = ((b[0] - a[0]).hypot(b[1] - a[1]) / 0.05).ceil().clamp(1.0, 4096.0) as usize;
+                for m in 0..len {
+                    let u = m as f64 / len as f64;
+                    out.push([a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u]);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// A path `to` written relative to the directory `from` (with `..` where
+/// needed), `/`-separated; `None` when they share no root.
+pub fn relative_path(to: &Path, from: &Path) -> Option<String> {
+    let to = absolute(to);
+    let from = absolute(from);
+    let a: Vec<_> = to.components().collect();
+    let b: Vec<_> = from.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = vec!["..".into(); b.len() - common];
+    parts.extend(a[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    Some(parts.join("/"))
+}
+
+/// The absolute form of `p` (against the current directory), without `.`
+/// and with `..` folded where possible.
+pub fn absolute(p: &Path) -> PathBuf {
+    let base = if p.is_absolute() { PathBuf::new() } else { std::env::current_dir().unwrap_or_default() };
+    let mut out = PathBuf::new();
+    for c in base.join(p).components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> PatchDocument {
+        PatchDocument::new(16.0, 10.0)
+    }
+
+    #[test]
+    fn add_move_delete_round_trip() {
+        let mut d = doc();
+        let base = Path::new(".");
+        let id = add_point(&mut d, Side::East, Direction::Entry, 3.0, 12.5, base);
+        assert_eq!(id.index, 0);
+        // t wraps into the period.
+        assert_eq!(point(&d, id).map(|p| (p.s, p.t)), Some((3.0, 2.5)));
+        assert!(move_point(&mut d, id, 40.0, -1.0, base));
+        assert_eq!(point(&d, id).map(|p| (p.s, p.t)), Some((16.0, 9.0)));
+        assert!(delete_point(&mut d, id, base));
+        assert!(point(&d, id).is_none());
+        assert!(!delete_point(&mut d, id, base));
+    }
+
+    #[test]
+    fn inline_conversion_keeps_world_velocity() {
+        let dir = tempfile::tempdir().unwrap();
+        let pattern = Pattern {
+            name: Some("p".into()),
+            length: 16.0,
+            period: 10.0,
+            entries: vec![BoundaryPoint { s: 2.0, t: 1.0, velocity: Some([0.3, 1.2]) }],
+            exits: vec![BoundaryPoint { s: 9.0, t: 4.0, velocity: None }],
+        };
+        crowdpatch::model::save_pattern(&pattern, &dir.path().join("p.pattern.json")).unwrap();
+        let mut d = doc();
+        d.sides.east = Some(SideDocument { pattern: Some("p.pattern.json".into()), ..Default::default() });
+        // Another side's exit keeps parity.
+        d.sides.west = Some(SideDocument {
+            entries: Some(vec![BoundaryPoint { s: 5.0, t: 6.0, velocity: None }]),
+            exits: Some(vec![BoundaryPoint { s: 12.0, t: 2.0, velocity: None }]),
+            ..Default::default()
+        });
+        let before = d.resolve(None, dir.path()).unwrap();
+        inline_side(&mut d, Side::East, dir.path());
+        assert!(d.sides.east.as_ref().unwrap().pattern.is_none());
+        let after = d.resolve(None, dir.path()).unwrap();
+        assert_eq!(before.crossings(), after.crossings());
+        // The side view of the inline side gives the side frame back.
+        assert_eq!(side_view(&d, Side::East, dir.path()).pattern.entries, pattern.entries);
+    }
+
+    #[test]
+    fn problem_paths_map_to_targets() {
+        let p = |side, direction, index| ProblemTarget::Point(PointId { side, direction, index });
+        assert_eq!(problem_target("sides.east.entries[3].t"), p(Side::East, Direction::Entry, 3));
+        assert_eq!(problem_target("sides.west.exits[12]"), p(Side::West, Direction::Exit, 12));
+        assert_eq!(problem_target("sides.north.pattern: exits[0].s"), p(Side::North, Direction::Exit, 0));
+        assert_eq!(problem_target("sides.north.pattern"), ProblemTarget::Side(Side::North));
+        assert_eq!(problem_target("obstacles[2].circle.radius"), ProblemTarget::Obstacle(2));
+        assert_eq!(problem_target("endogenous[1].waypoints[0].t"), ProblemTarget::Endogenous(1));
+        assert_eq!(problem_target("sides"), ProblemTarget::Parity);
+        assert_eq!(problem_target("period"), ProblemTarget::Other);
+        // Every point path the core writes maps back to the same point.
+        let id = PointId { side: Side::South, direction: Direction::Exit, index: 7 };
+        assert_eq!(problem_target(&id.path()), ProblemTarget::Point(id));
+    }
+
+    #[test]
+    fn make_tileable_gives_seamless_seams() {
+        let mut d = doc();
+        let base = Path::new(".");
+        add_point(&mut d, Side::South, Direction::Entry, 4.0, 1.0, base);
+        add_point(&mut d, Side::South, Direction::Exit, 11.0, 6.0, base);
+        add_point(&mut d, Side::East, Direction::Entry, 8.0, 3.0, base);
+        assert!(!seam_mismatches(&d, Side::South, base, 1e-6).is_empty());
+        make_tileable(&mut d, base);
+        for side in Side::ALL {
+            assert!(seam_mismatches(&d, side, base, 1e-6).is_empty(), "{side}");
+        }
+        // A custom velocity on one side only breaks C¹ continuity: reported.
+        let id = PointId { side: Side::South, direction: Direction::Entry, index: 0 };
+        point_mut(&mut d, id).unwrap().velocity = Some([0.5, 1.2]);
+        assert_eq!(seam_mismatches(&d, Side::South, base, 1e-6), vec![(Direction::Entry, 0)]);
+        make_tileable(&mut d, base);
+        assert!(seam_mismatches(&d, Side::North, base, 1e-6).is_empty());
+        // North now holds the mirror of south: (L − s, t), entries ↔ exits.
+        let north = side_view(&d, Side::North, base).pattern;
+        assert_eq!(north.exits[0].s, 12.0);
+        assert_eq!(north.entries[0].t, 6.0);
+    }
+
+    #[test]
+    fn narrow_gaps_are_warned() {
+        let mut d = doc();
+        d.obstacles.push(Obstacle::Circle { center: [5.0, 8.0], radius: 1.0 });
+        d.obstacles.push(Obstacle::Circle { center: [7.4, 8.0], radius: 1.0 });
+        d.obstacles.push(Obstacle::Polygon(vec![[0.3, 2.0], [2.0, 2.0], [2.0, 3.0], [0.3, 3.0]]));
+        let w = clearance_warnings(&d);
+        assert!(w.iter().any(|w| w.obstacle == 0 && w.other == Some(1) && (w.gap - 0.4).abs() < 0.01), "{w:?}");
+        assert!(w.iter().any(|w| w.obstacle == 2 && w.other.is_none() && (w.gap - 0.3).abs() < 0.01), "{w:?}");
+        // A wide gap is fine.
+        d.obstacles[1] = Obstacle::Circle { center: [9.0, 8.0], radius: 1.0 };
+        assert!(!clearance_warnings(&d).iter().any(|w| w.other == Some(1)));
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative_path(Path::new("/a/patterns/x.pattern.json"), Path::new("/a/patches")).as_deref(),
+            Some("../patterns/x.pattern.json")
+        );
+        assert_eq!(relative_path(Path::new("/a/b/x.json"), Path::new("/a/b")).as_deref(), Some("x.json"));
+    }
+}

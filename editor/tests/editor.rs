@@ -1,0 +1,527 @@
+//! Headless tests of the editor (egui_kittest, no GPU, no display): each
+//! drives a tool or panel through pointer and keyboard events, as a user
+//! would, and asserts on the document and the files it changed.
+
+use crowdpatch::model::{Direction, Obstacle, PatchDocument, Side};
+use crowdpatch_editor::app::ViewMode;
+use crowdpatch_editor::edit::{self, PointId};
+use crowdpatch_editor::tools::{Selection, ToolKind};
+use crowdpatch_editor::{Command, EditorApp};
+use egui::{Key, Modifiers, Pos2, vec2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A harness around a fresh editor whose state (recent files, autosaves)
+/// lives in `home`.
+fn harness(home: &Path) -> Harness<'static, EditorApp> {
+    Harness::builder()
+        .with_size(vec2(1600.0, 1000.0))
+        .with_accessibility_check(false)
+        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), EditorApp::new(home.to_path_buf()))
+}
+
+/// A copy of the shipped patches and patterns in a temporary folder, so
+/// that saving never touches the repository.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["patches", "patterns"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        for e in std::fs::read_dir(repo().join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.path().join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+fn click(h: &mut Harness<'_, EditorApp>, p: Pos2) {
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+}
+
+fn drag(h: &mut Harness<'_, EditorApp>, from: Pos2, to: Pos2) {
+    h.hover_at(from);
+    h.drag_at(from);
+    for k in 1..=6 {
+        h.hover_at(from + (to - from) * (k as f32 / 6.0));
+    }
+    h.drop_at(to);
+    h.run();
+}
+
+fn chart_pos(h: &Harness<'_, EditorApp>, side: Side, s: f64, t: f64) -> Pos2 {
+    h.state().layout.charts[side.index()].expect("chart drawn").to_screen(s, t)
+}
+
+fn patch_pos(h: &Harness<'_, EditorApp>, p: [f64; 2]) -> Pos2 {
+    h.state().layout.patch.expect("patch view drawn").to_screen(p)
+}
+
+fn points(app: &EditorApp, side: Side, direction: Direction) -> Vec<(f64, f64)> {
+    app.sides()[side.index()].pattern.points(direction).iter().map(|b| (b.s, b.t)).collect()
+}
+
+#[test]
+fn chart_click_adds_an_entry_a_drag_moves_it_and_undo_takes_the_drag_back_in_one_step() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.get_by_label("Add entry").click();
+    h.run();
+    assert_eq!(h.state().tool(), ToolKind::AddEntry);
+
+    // Click the south chart at s = 4 m, t = 2.5 s.
+    let p = chart_pos(&h, Side::South, 4.0, 2.5);
+    click(&mut h, p);
+    assert_eq!(points(h.state(), Side::South, Direction::Entry), vec![(4.0, 2.5)]);
+    let id = PointId { side: Side::South, direction: Direction::Entry, index: 0 };
+    assert_eq!(h.state().selection, Selection::Point(id));
+    // The document holds it inline, with the default velocity.
+    assert_eq!(edit::point(&h.state().doc, id).unwrap().velocity, None);
+
+    // Drag it to s = 10 m, t = 7 s (snapped to 0.25).
+    let to = chart_pos(&h, Side::South, 10.0, 7.0);
+    drag(&mut h, p, to);
+    assert_eq!(points(h.state(), Side::South, Direction::Entry), vec![(10.0, 7.0)]);
+
+    // One Ctrl+Z undoes the whole drag; the next one the click.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(points(h.state(), Side::South, Direction::Entry), vec![(4.0, 2.5)]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(points(h.state(), Side::South, Direction::Entry).is_empty());
+    // Ctrl+Shift+Z redoes.
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert_eq!(points(h.state(), Side::South, Direction::Entry), vec![(4.0, 2.5)]);
+
+    // An exit on the east chart with the X tool; a right click deletes it.
+    h.key_press(Key::X);
+    h.run();
+    let q = chart_pos(&h, Side::East, 12.0, 9.0);
+    click(&mut h, q);
+    assert_eq!(points(h.state(), Side::East, Direction::Exit), vec![(12.0, 9.0)]);
+    h.hover_at(q);
+    h.event(egui::Event::PointerButton {
+        pos: q,
+        button: egui::PointerButton::Secondary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos: q,
+        button: egui::PointerButton::Secondary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run();
+    assert!(points(h.state(), Side::East, Direction::Exit).is_empty());
+}
+
+#[test]
+fn clicking_near_a_side_in_the_patch_view_adds_a_point_at_the_play_time() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.state_mut().time = 3.0;
+    h.key_press(Key::E);
+    h.run();
+    // Near the west side, at y = 12 m: s = L − y = 4 m.
+    let p = patch_pos(&h, [0.1, 12.0]);
+    click(&mut h, p);
+    assert_eq!(points(h.state(), Side::West, Direction::Entry), vec![(4.0, 3.0)]);
+}
+
+#[test]
+fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.get_by_label("Circle obstacle").click();
+    h.run();
+    let (a, b) = (patch_pos(&h, [8.0, 8.0]), patch_pos(&h, [9.5, 8.0]));
+    drag(&mut h, a, b);
+    assert_eq!(h.state().doc.obstacles, vec![Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 }]);
+
+    h.get_by_label("Polygon obstacle").click();
+    h.run();
+    for v in [[2.0, 2.0], [5.0, 2.0], [5.0, 4.0]] {
+        let p = patch_pos(&h, v);
+        click(&mut h, p);
+    }
+    // Backspace removes the last vertex; put it back, then Enter closes.
+    h.key_press(Key::Backspace);
+    h.run();
+    let p = patch_pos(&h, [2.0, 4.0]);
+    click(&mut h, p);
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.obstacles[1], Obstacle::Polygon(vec![[2.0, 2.0], [5.0, 2.0], [2.0, 4.0]]));
+    assert_eq!(h.state().selection, Selection::Obstacle(1));
+
+    // Select tool: drag the circle by its inside 2 m east.
+    h.key_press(Key::V);
+    h.run();
+    let (a, b) = (patch_pos(&h, [7.5, 8.0]), patch_pos(&h, [9.5, 8.0]));
+    drag(&mut h, a, b);
+    assert_eq!(h.state().doc.obstacles[0], Obstacle::Circle { center: [10.0, 8.0], radius: 1.5 });
+
+    // Undo: the move, then the polygon.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.obstacles[0], Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 });
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.obstacles.len(), 1);
+
+    // A circle close to the first gets a clearance warning.
+    h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [10.9, 8.0], radius: 1.0 }));
+    h.run();
+    let w = &h.state().warnings;
+    assert!(w.iter().any(|w| w.obstacle == 0 && w.other == Some(1)), "{w:?}");
+    assert!(h.query_all_by_label_contains("no agent passes between them").count() >= 1);
+
+    // Backspace that removes a polygon's only vertex deletes nothing else…
+    h.key_press(Key::P);
+    h.run();
+    let n = h.state().doc.obstacles.len();
+    h.state_mut().selection = Selection::Obstacle(0);
+    let p = patch_pos(&h, [13.0, 13.0]);
+    click(&mut h, p);
+    h.key_press(Key::Backspace);
+    h.run();
+    assert_eq!(h.state().doc.obstacles.len(), n);
+    // …and with no polygon in progress it deletes the selection.
+    h.key_press(Key::Backspace);
+    h.run();
+    assert_eq!(h.state().doc.obstacles.len(), n - 1);
+}
+
+#[test]
+fn bake_runs_in_the_background_and_fills_the_metrics_panel() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    assert!(h.state().resolved.is_some(), "{:?}", h.state().problems);
+    h.get_by_label("Bake (B)").click();
+    h.step();
+    assert!(h.state().baking() || h.state().result.is_some());
+    h.state_mut().wait_for_bake();
+    h.run();
+    let r = h.state().result.as_ref().expect("baked");
+    assert_eq!(r.baked.agents.len(), 10);
+    assert!(r.bake.converged());
+    assert_eq!(r.document, h.state().doc);
+    // The metrics panel shows the report's figures.
+    assert!(h.query_by_label("min separation").is_some());
+    assert!(h.query_by_label_contains("collision-free").is_some());
+    // Stage toggles.
+    assert!(!h.state().stages.matching);
+    h.get_by_label("(a) matching lines").click();
+    h.run();
+    assert!(h.state().stages.matching);
+
+    // A cancelled bake leaves the last result in place.
+    h.state_mut().run_command(Command::Bake);
+    h.state_mut().run_command(Command::CancelBake);
+    h.state_mut().wait_for_bake();
+    assert!(h.state().result.is_some());
+
+    // Exports: GLB and PNG of the bake.
+    let glb = ws.path().join("figure7.glb");
+    let png = ws.path().join("figure7.png");
+    h.state_mut().run_command(Command::ExportGlb(glb.clone()));
+    h.state_mut().run_command(Command::ExportPng(png.clone()));
+    assert_eq!(&std::fs::read(&glb).unwrap()[..4], b"glTF");
+    assert_eq!(&std::fs::read(&png).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn an_invalid_document_shows_its_problems_where_they_are_and_cannot_bake() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.key_press(Key::E);
+    h.run();
+    let p = chart_pos(&h, Side::North, 6.0, 4.0);
+    click(&mut h, p);
+    // One entry and no exit: parity.
+    assert!(h.state().problems.iter().any(|p| p.path == "sides"), "{:?}", h.state().problems);
+    assert!(h.query_by_label_contains("break parity").is_some());
+    // An exit right next to it in space and time: inseparable, shown on both points.
+    h.key_press(Key::X);
+    h.run();
+    let q = chart_pos(&h, Side::North, 6.25, 4.0);
+    click(&mut h, q);
+    let problems = &h.state().problems;
+    let id = PointId { side: Side::North, direction: Direction::Entry, index: 0 };
+    assert!(problems.iter().any(|p| edit::problem_target(&p.path) == edit::ProblemTarget::Point(id)), "{problems:?}");
+    assert!(h.state().resolved.is_none());
+    h.state_mut().run_command(Command::Bake);
+    assert!(!h.state().baking());
+    assert!(h.state().message.as_ref().is_some_and(|m| m.1 && m.0.contains("cannot bake")));
+}
+
+#[test]
+fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let file = ws.path().join("patches/plaza.patch.json");
+    let mut h = harness(home.path());
+    h.state_mut().open(&file);
+    h.run();
+    let original = h.state().doc.clone();
+    assert!(!h.state().dirty());
+
+    // Edit: a circle obstacle, then Ctrl+S.
+    h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [3.0, 12.0], radius: 0.5 }));
+    h.run();
+    assert!(h.state().dirty());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(!h.state().dirty());
+    let (saved, unknown) = crowdpatch::model::read_patch_document(&file).unwrap();
+    assert!(unknown.is_empty());
+    assert_eq!(saved, h.state().doc);
+    assert_eq!(saved.obstacles.len(), original.obstacles.len() + 1);
+    assert_eq!(h.state().recent.first(), Some(&edit::absolute(&file)));
+
+    // Save as into another folder: pattern references are re-based.
+    let avenue = ws.path().join("patches/avenue.patch.json");
+    h.state_mut().open(&avenue);
+    h.run();
+    let sub = ws.path().join("elsewhere");
+    std::fs::create_dir_all(&sub).unwrap();
+    let moved = sub.join("avenue-copy.patch.json");
+    h.state_mut().run_command(Command::SaveAs(moved.clone()));
+    let a = PatchDocument::from_json(&std::fs::read_to_string(&avenue).unwrap()).unwrap().0;
+    let b = crowdpatch::model::load_patch(&moved).unwrap();
+    assert_eq!(a.resolve(None, avenue.parent().unwrap()).unwrap().crossings(), b.crossings());
+
+    // Unsaved changes: New asks; Cancel keeps the document, Don't save drops it.
+    h.state_mut().queue(Command::AddPoint { side: Side::South, direction: Direction::Entry, s: 1.0, t: 1.0 });
+    h.run();
+    let edited = h.state().doc.clone();
+    assert!(h.state().dirty());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::N);
+    h.run();
+    assert!(h.state().prompting(), "{:?}", h.state().message);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().prompting());
+    assert_eq!(h.state().doc, edited);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::N);
+    h.run();
+    h.get_by_label("Don't save").click();
+    h.run();
+    assert_eq!(h.state().doc, PatchDocument::new(16.0, 10.0));
+    assert!(h.state().file.is_none());
+    // The file on disk was not touched by the discarded edit.
+    assert_ne!(crowdpatch::model::read_patch_document(&moved).unwrap().0, edited);
+}
+
+#[test]
+fn autosave_after_a_crash_is_offered_and_recovers_the_work() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let file = ws.path().join("patches/park.patch.json");
+    let mut h = harness(home.path());
+    h.state_mut().open(&file);
+    h.run();
+    h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [12.0, 4.0], radius: 0.7 }));
+    h.run();
+    let edited = h.state().doc.clone();
+    // Let time pass: the autosave is written after a few seconds.
+    h.run_steps(20);
+    let own = crowdpatch_editor::files::autosave_path(home.path());
+    assert!(own.is_file(), "autosave written");
+
+    // Simulate a crash: the writer's process is gone (rename the file and
+    // give it a pid that does not run).
+    let mut a: crowdpatch_editor::files::Autosave =
+        serde_json::from_str(&std::fs::read_to_string(&own).unwrap()).unwrap();
+    assert_eq!(a.document, edited);
+    a.pid = 4_999_999;
+    let dead = home.path().join("autosave/autosave-4999999.json");
+    std::fs::write(&dead, serde_json::to_string(&a).unwrap()).unwrap();
+    std::fs::remove_file(&own).unwrap();
+    drop(h);
+
+    let mut h = harness(home.path());
+    h.run();
+    assert_eq!(h.state().recovery.len(), 1);
+    assert!(h.query_by_label_contains("stopped without saving").is_some());
+    h.get_by_label("Recover").click();
+    h.run();
+    assert_eq!(h.state().doc, edited);
+    assert_eq!(h.state().file.as_deref(), Some(file.as_path()));
+    assert!(h.state().dirty(), "recovered work is unsaved until saved");
+    assert!(!dead.exists());
+    // Saving removes the autosave.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(!crowdpatch_editor::files::autosave_path(home.path()).exists());
+    assert_eq!(crowdpatch::model::read_patch_document(&file).unwrap().0, edited);
+}
+
+#[test]
+fn library_patterns_apply_to_a_side_and_a_side_saves_as_a_pattern() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    assert_eq!(h.state().library_dir, edit::absolute(&ws.path().join("patterns")));
+    // Apply "sparse" to the south side (the side picked in the panel).
+    let sparse = ws.path().join("patterns/sparse.pattern.json");
+    let pattern = crowdpatch::model::load_pattern(&sparse).unwrap();
+    let apply = h.get_all_by_label("Apply").next().expect("an Apply button").rect().center();
+    // The first entry in name order is avenue-in; use the command for sparse
+    // and the button for the first one.
+    click(&mut h, apply);
+    let avenue_in = crowdpatch::model::load_pattern(&ws.path().join("patterns/avenue-in.pattern.json")).unwrap();
+    assert_eq!(h.state().sides()[0].pattern.entries, avenue_in.entries);
+    h.state_mut().queue(Command::ApplyPattern { side: Side::East, file: sparse.clone(), link: true });
+    h.run();
+    assert_eq!(h.state().doc.sides.east.as_ref().unwrap().pattern.as_deref(), Some("../patterns/sparse.pattern.json"));
+    assert_eq!(h.state().sides()[1].pattern.entries, pattern.entries);
+
+    // Save the west side as a pattern; it loads back equal (side frame).
+    let out = ws.path().join("patterns/west.pattern.json");
+    h.state_mut().run_command(Command::SaveSideAsPattern { side: Side::West, file: out.clone() });
+    let back = crowdpatch::model::load_pattern(&out).unwrap();
+    assert_eq!(back.entries, h.state().sides()[3].pattern.entries);
+    assert_eq!(back.exits, h.state().sides()[3].pattern.exits);
+}
+
+#[test]
+fn tiling_preview_reports_seams_and_make_tileable_fixes_them() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/avenue.patch.json"));
+    h.run();
+    h.key_press(Key::T);
+    h.run();
+    assert_eq!(h.state().mode, ViewMode::Tiling);
+    assert!(h.query_by_label_contains("Seamless").is_some());
+
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    assert!(h.query_by_label_contains("Seams that do not match").is_some());
+    h.get_by_label("Make tileable").click();
+    h.run();
+    assert!(h.query_by_label_contains("Seamless").is_some());
+    let base = ws.path().join("patches");
+    for side in Side::ALL {
+        assert!(edit::seam_mismatches(&h.state().doc, side, &base, 1e-9).is_empty());
+    }
+    // The tiled patch bakes, and every agent that leaves across a side is
+    // met by one entering the neighbour there at the same time and velocity.
+    h.state_mut().run_command(Command::Bake);
+    h.state_mut().wait_for_bake();
+    let r = h.state().result.as_ref().expect("baked");
+    let pats = &r.baked.patterns;
+    for side in Side::ALL {
+        for x in &pats[side].exits {
+            let found = pats[side.opposite()].entries.iter().any(|e| {
+                (e.s - (16.0 - x.s)).abs() < 1e-9
+                    && (e.t - x.t).abs() < 1e-9
+                    && (e.velocity[0] - x.velocity[0]).abs() < 1e-9
+                    && (e.velocity[1] - x.velocity[1]).abs() < 1e-9
+            });
+            assert!(found, "exit on {side} at s = {}, t = {} has no partner", x.s, x.t);
+        }
+    }
+}
+
+#[test]
+fn help_window_lists_the_shortcuts() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.key_press(Key::F1);
+    h.run();
+    assert!(h.query_by_label("Keyboard shortcuts").is_some());
+    assert!(h.query_by_label("Ctrl+Shift+Z, Ctrl+Y").is_some());
+}
+
+#[test]
+fn auto_rebake_runs_once_edits_settle_and_follows_the_document() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    h.get_by_label("Auto re-bake").click();
+    h.run_steps(2);
+    assert!(h.state().auto_bake);
+    // An edit (a new seed) while the first automatic bake may still run.
+    h.state_mut().doc.seed = Some(7);
+    // Step frames (each 0.25 s of app time) until the background bake lands.
+    let mut baked = false;
+    for _ in 0..400 {
+        h.step();
+        if h.state().result.as_ref().is_some_and(|r| r.document == h.state().doc) {
+            baked = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(baked, "an automatic bake of the edited document arrived");
+    assert_eq!(h.state().result.as_ref().unwrap().baked.seed, 7);
+}
+
+#[test]
+fn quitting_with_unsaved_changes_asks_first() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [8.0, 8.0], radius: 1.0 }));
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    h.run();
+    assert!(h.state().prompting());
+    assert!(!h.state().quit);
+    h.get_by_label("Don't save").click();
+    h.run_steps(2);
+    assert!(h.state().quit);
+}
+
+#[test]
+fn parameters_panel_edits_the_document_and_each_edit_undoes() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.get_by_label("Period π").set_value_accesskit(12.0);
+    h.run();
+    assert_eq!(h.state().doc.period, 12.0);
+    h.get_by_label("Agent radius r").set_value_accesskit(0.4);
+    h.run();
+    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+    h.get_by_label("Seed").set_value_accesskit(42.0);
+    h.run();
+    assert_eq!(h.state().doc.seed, Some(42));
+    // Out-of-range values are clamped by the widget, never stored.
+    h.get_by_label("Comfort speed").set_value_accesskit(-3.0);
+    h.run();
+    assert_eq!(h.state().doc.comfort_speed, Some(0.1));
+    // Each settled edit is one undo step.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.comfort_speed, None);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.seed, None);
+    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+}
