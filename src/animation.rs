@@ -162,6 +162,14 @@ fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3
         .iter()
         .filter_map(|&(foot, delta, weight)| {
             let ankle = character.foot(foot).ankle;
+            // A leg that follow_foot bends onto a detached foot joint: its
+            // reach is the rest distance from the knee to the foot joint.
+            if let Some((upper, lower)) = detached_leg(character, foot) {
+                let rest = sk.globals(&sk.rest_pose());
+                let shin = (position_of(&rest[ankle]) - position_of(&rest[lower])).norm();
+                let reach = 0.998 * ((pos(lower) - pos(upper)).norm() + shin);
+                return Some((pos(upper), reach, pos(ankle) + delta, weight));
+            }
             let shin = sk.joints[ankle].parent?;
             let thigh = sk.joints[shin].parent?;
             // Only legs that move_foot bends by IK.
@@ -355,7 +363,79 @@ impl Step<'_> {
         // The swing foot keeps its height from the clip.
         let dm = model_delta(&posed, swing, target) + down;
         move_foot(character, &mut posed.pose, swing, dm, gait.knee_hinges[swing.index()]);
+        for foot in [Foot::Left, Foot::Right] {
+            follow_foot(character, &mut posed.pose, foot);
+        }
         posed
+    }
+}
+
+/// The leg chain (upper leg, lower leg) of a character whose foot joint
+/// does not hang from its leg (an imported rig whose legs followed the foot
+/// by an IK constraint): joints named `UpperLeg{L,R}` and `LowerLeg{L,R}`,
+/// the foot joint not a descendant of the upper leg. `None` otherwise (the
+/// built-in character's foot hangs from its shin).
+pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)> {
+    let sk = &character.skeleton;
+    let side = match foot {
+        Foot::Left => "L",
+        Foot::Right => "R",
+    };
+    let upper = sk.find(&format!("UpperLeg{side}"))?;
+    let lower = sk.find(&format!("LowerLeg{side}"))?;
+    if sk.joints[lower].parent != Some(upper) {
+        return None;
+    }
+    let mut j = Some(character.foot(foot).ankle);
+    while let Some(k) = j {
+        if k == lower || k == upper {
+            return None;
+        }
+        j = sk.joints[k].parent;
+    }
+    Some((upper, lower))
+}
+
+/// Bends the leg chain of [`detached_leg`] by two-bone IK (law of cosines
+/// at the knee, then a swing of the upper leg) so that the lower leg's end
+/// (the foot joint's rest position in the lower leg's frame) reaches the
+/// foot joint (model frame); nothing when the foot hangs from its leg.
+pub fn follow_foot(character: &Character, pose: &mut Pose, foot: Foot) {
+    let Some((upper, lower)) = detached_leg(character, foot) else {
+        return;
+    };
+    let sk = &character.skeleton;
+    let ankle = character.foot(foot).ankle;
+    let rest = sk.globals(&sk.rest_pose());
+    let Some(inv) = rest[lower].try_inverse() else {
+        return;
+    };
+    let end_local = (inv * rest[ankle].column(3).into_owned()).xyz();
+    let g = sk.globals(pose);
+    let target = position_of(&g[ankle]);
+    let end_of = |g: &[nalgebra::Matrix4<f64>]| (g[lower] * end_local.push(1.0)).xyz();
+    let (h, k, a) = (position_of(&g[upper]), position_of(&g[lower]), end_of(&g));
+    let (l1, l2) = ((k - h).norm(), (a - k).norm());
+    if l1 < 1e-9 || l2 < 1e-9 {
+        return;
+    }
+    let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, 0.999 * (l1 + l2));
+    // Knee: set the angle between the thigh and the shin to the one that
+    // puts the end at distance d from the hip, about the current bend normal.
+    let (u, v) = ((k - h) / l1, (a - k) / l2);
+    let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9)
+        .unwrap_or_else(|| nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z())));
+    let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
+    let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
+    let bend = Quat::from_axis_angle(&normal, want - cur);
+    let lower_parent = rotation_of(&g[upper]);
+    pose[lower].rotation = lower_parent.inverse() * (bend * rotation_of(&g[lower]));
+    // Hip: swing the chain so that the end points at the target.
+    let g = sk.globals(pose);
+    let a = end_of(&g);
+    if let Some(swing) = Quat::rotation_between(&(a - h), &(target - h)) {
+        let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g[p]));
+        pose[upper].rotation = parent.inverse() * (swing * rotation_of(&g[upper]));
     }
 }
 

@@ -47,6 +47,11 @@ fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Matrix4<f64> {
 /// slerp), joints composed down the tree, under the instance node placed on
 /// the path (translation, yaw = heading + π/2 about +Y).
 fn played(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -> Vec<[f64; 3]> {
+    played_world(ch, agent, anim, t).iter().map(|m| [m[(0, 3)], -m[(2, 3)], m[(1, 3)]]).collect()
+}
+
+/// Joint world matrices (glTF frame, +Y up) of [`played`].
+fn played_world(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -> Vec<Matrix4<f64>> {
     let n = ch.joints.len();
     let times = &anim.times;
     let i = times.partition_point(|&x| x <= t).clamp(1, times.len() - 1) - 1;
@@ -75,7 +80,7 @@ fn played(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -
         let parent = joint.parent.map_or(node, |p| world[p]);
         world.push(parent * local);
     }
-    world.iter().map(|m| [m[(0, 3)], -m[(2, 3)], m[(1, 3)]]).collect()
+    world
 }
 
 struct Figures {
@@ -252,4 +257,43 @@ fn the_played_check_sees_a_sliding_foot() {
     }
     let f = figures(&baked, 1.0 / 97.0);
     assert!(f.planted_speed_mean > 0.03, "{}", f.planted_speed_mean);
+}
+
+#[test]
+fn robot_lower_legs_end_at_the_feet_as_played() {
+    let Some(file) = robot() else {
+        println!("SKIPPED: ../shared/data/characters/RobotExpressive.glb is absent");
+        return;
+    };
+    let character = import::import_glb(&file, &import::ImportOptions { height: Some(1.75), all_clips: false }).unwrap();
+    // The robot's feet hang from the root, not from the legs.
+    let sk = &character.skeleton;
+    let rest = sk.globals(&sk.rest_pose());
+    let baked = skeletal_bake("figure7", character.clone());
+    let rt = baked.skeletal.as_ref().unwrap();
+    let mut worst: f64 = 0.0;
+    let mut samples = 0;
+    for (side, foot) in [("L", "FootL"), ("R", "FootR")] {
+        let lower = sk.find(&format!("LowerLeg{side}")).expect("the lower leg is kept by the import");
+        let ankle = sk.find(foot).unwrap();
+        assert!(
+            std::iter::successors(Some(ankle), |&j| sk.joints[j].parent).all(|j| j != lower),
+            "the robot's foot hangs from its leg"
+        );
+        // The lower leg's end: the foot joint's rest position in its frame.
+        let end = rest[lower].try_inverse().unwrap() * rest[ankle].column(3).into_owned();
+        for (agent, anim) in baked.agents.iter().zip(&rt.agents) {
+            let mut t = agent.start();
+            while t <= agent.end() {
+                let w = played_world(&rt.character, agent, anim, t);
+                let gap = ((w[lower] * end).xyz() - w[ankle].column(3).xyz()).norm();
+                worst = worst.max(gap);
+                samples += 1;
+                t += 1.0 / 97.0;
+            }
+        }
+    }
+    println!("RobotExpressive on figure7: lower leg end to foot joint at most {worst:.4} m over {samples} samples");
+    assert!(samples > 1000);
+    assert!(worst < 0.01, "a foot floats {worst:.3} m from its lower leg");
 }

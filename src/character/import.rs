@@ -336,7 +336,9 @@ pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOption
         }
         let designated = feet_nodes.contains(&i) || toes.contains(&Some(i)) || i == hips_node;
         let bound = influences_node[i] && !(nodes[i].mesh().is_some() && nodes[i].skin().is_none() && !animated[i]);
-        if designated || bound {
+        // A skin joint that carries a rigid mesh (a leg part under its bone).
+        let holds_rigid = skin_joint[i] && nodes[i].children().any(|c| c.mesh().is_some() && c.skin().is_none());
+        if designated || bound || holds_rigid {
             let mut k = Some(i);
             while let Some(x) = k {
                 keep[x] = true;
