@@ -24,7 +24,7 @@ fn planning(c: &mut Criterion) {
         let patch = crowdpatch::load_patch(&file).expect("shipped patch");
         let bake = crowdpatch::bake(&patch, &mut crowdpatch::Silent).expect("bake");
         let baked = bake.baked();
-        let period = baked.period;
+        let period = baked.header.period;
         let agent_periods: f64 = baked.agents.iter().map(|a| (a.end() - a.start()) / period).sum();
         // Throughput in thousandths of an agent-period (criterion counts integers).
         group.throughput(Throughput::Elements((agent_periods * 1000.0).round() as u64));

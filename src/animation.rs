@@ -843,7 +843,7 @@ pub struct SkeletalOutcome {
 pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: &Skeletal) -> SkeletalOutcome {
     let character = &skeletal.character;
     let gait = &skeletal.gait;
-    let period = patch.period;
+    let period = patch.header.period;
     let per_period = (period * skeletal.frame_rate).round().max(2.0);
     let interval = period / per_period;
     let t = std::time::Instant::now();

@@ -77,7 +77,7 @@ impl BakeOverrides {
     pub fn apply(&self, patch: &Patch) -> Patch {
         let mut p = patch.clone();
         if let Some(s) = self.seed {
-            p.seed = s;
+            p.header.seed = s;
         }
         if let Some(m) = self.matching {
             p.solver.matching = m;
@@ -206,7 +206,9 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         return Err(BakeError::Cancelled);
     }
     timings.collision_removal_ms = ms(t);
-    notes.extend(collision.infeasible.iter().map(|c| format!("proven infeasible: {}", c.describe(patch.agent_radius))));
+    notes.extend(
+        collision.infeasible.iter().map(|c| format!("proven infeasible: {}", c.describe(patch.header.agent_radius))),
+    );
     let collision_free = agents.clone();
 
     let smoothing = if patch.solver.smoothing {
@@ -214,12 +216,12 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         let t = Instant::now();
         let sp = SmoothingParams {
             tack_interval: patch.solver.tack_interval,
-            max_deviation: patch.solver.max_deviation.unwrap_or(patch.agent_radius),
+            max_deviation: patch.solver.max_deviation.unwrap_or(patch.header.agent_radius),
             max_turn: 0.05,
             max_step: 1.0,
             scan_step: 0.02,
-            radius: patch.agent_radius,
-            size: patch.size,
+            radius: patch.header.agent_radius,
+            size: patch.header.size,
         };
         let out = smooth_agents(&mut agents, &patch.obstacles, &ghosts, &sp, &params);
         if !out.reverted.is_empty() {
@@ -248,7 +250,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
                 return Err(BakeError::Cancelled);
             }
             observer.stage(Stage::Animation);
-            let baked: Vec<BakedAgent> = agents.iter().map(|a| baked_agent(a, patch.period)).collect();
+            let baked: Vec<BakedAgent> = agents.iter().map(|a| baked_agent(a, patch.header.period)).collect();
             let out = crate::animation::animate(patch, &agents, &baked, sk);
             timings.footsteps_ms = out.planning_ms;
             timings.animation_ms = out.synthesis_ms;
@@ -353,15 +355,10 @@ impl Bake {
     pub fn baked(&self) -> BakedPatch {
         BakedPatch {
             format: FORMAT_VERSION,
-            name: self.patch.name.clone(),
-            size: self.patch.size,
-            period: self.patch.period,
-            agent_radius: self.patch.agent_radius,
-            comfort_speed: self.patch.comfort_speed,
-            seed: self.patch.seed,
+            header: self.patch.header.clone(),
             patterns: self.baked_patterns(),
             obstacles: self.patch.obstacles.clone(),
-            agents: self.agents.iter().map(|a| baked_agent(a, self.patch.period)).collect(),
+            agents: self.agents.iter().map(|a| baked_agent(a, self.patch.header.period)).collect(),
             metrics: self.metrics.clone(),
             skeletal: self.skeletal.as_ref().map(|s| Box::new(s.animation.clone())),
         }
@@ -393,8 +390,8 @@ impl Bake {
             Other::Ghost(g) => format!("ghost of {}", self.ghosts[g].crossing.path()),
         };
         Report {
-            name: self.patch.name.clone(),
-            seed: self.patch.seed,
+            name: self.patch.header.name.clone(),
+            seed: self.patch.header.seed,
             matching_mode: self.patch.solver.matching,
             solver: self.patch.solver.method,
             converged: self.converged(),

@@ -11,7 +11,9 @@
 use crate::bake::{BakeObserver, BakeOverrides, bake};
 use crate::collision::Conflict;
 use crate::geometry::v2;
-use crate::model::{BoundaryPoint, Crossing, Direction, Patch, Pattern, Side, Sides, SolverKind, SolverOptions};
+use crate::model::{
+    BoundaryPoint, Crossing, Direction, Patch, PatchHeader, Pattern, Side, Sides, SolverKind, SolverOptions,
+};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -19,6 +21,7 @@ use std::time::Instant;
 
 /// How boundary points are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Uniform random `(side, s, t)`, as the seed paper: many such patches
@@ -109,12 +112,14 @@ impl Protocol {
             sides[point.side].points_mut(direction).push(BoundaryPoint { s: point.s, t: point.t, velocity: None });
         }
         Patch {
-            name: format!("opt-{}-n{n:02}-run{run:02}", self.variant.name()),
-            size: l,
-            period: pi,
-            agent_radius: r,
-            comfort_speed: u,
-            seed,
+            header: PatchHeader {
+                name: format!("opt-{}-n{n:02}-run{run:02}", self.variant.name()),
+                size: l,
+                period: pi,
+                agent_radius: r,
+                comfort_speed: u,
+                seed,
+            },
             sides,
             pattern_sources: Sides::from_fn(|_| None),
             obstacles: vec![],
@@ -224,7 +229,7 @@ pub fn run_case(
     let culprits = conflicts
         .iter()
         .min_by(|a, b| a.distance.total_cmp(&b.distance))
-        .map(|c| format!("{} ({} inseparable pair(s))", c.describe(patch.agent_radius), conflicts.len()))
+        .map(|c| format!("{} ({} inseparable pair(s))", c.describe(patch.header.agent_radius), conflicts.len()))
         .unwrap_or_default();
     let mut patch = BakeOverrides { method: Some(solver), ..BakeOverrides::default() }.apply(&patch);
     if let Some(cap) = max_iterations {
@@ -239,7 +244,7 @@ pub fn run_case(
         variant: protocol.variant,
         n,
         run,
-        seed: patch.seed,
+        seed: patch.header.seed,
         converged: b.converged(),
         infeasible,
         iterations: b.collision.iterations,

@@ -37,10 +37,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{
-    BoundaryPoint, DEFAULT_COMFORT_SPEED, LoadError, PatchDocument, Pattern, Problem, Side, SideDocument, load_pattern,
-    read_patch_document,
-};
+use crate::document::{load_pattern, read_patch_document};
+use crate::model::{BoundaryPoint, DEFAULT_COMFORT_SPEED, PatchDocument, Pattern, Side, SideDocument};
+use crate::problem::{FieldPath, LoadError, Problem, Target};
 use crowdpatch_runtime::{Cell, World};
 
 /// The map format version this code reads.
@@ -135,8 +134,13 @@ impl Map {
     }
 }
 
-fn problem(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem { file: Some(file.to_path_buf()), path: path.into(), message: message.into() }
+fn problem(file: &Path, path: FieldPath, message: impl Into<String>) -> Problem {
+    Problem::new(path, Target::Document, message).in_file(Some(file.to_path_buf()))
+}
+
+/// The path of a top-level field of a map.
+fn field(name: &str) -> FieldPath {
+    FieldPath::new().field(name)
 }
 
 /// Loads and checks a map file, its templates and its pattern library.
@@ -149,21 +153,21 @@ fn problem(file: &Path, path: impl Into<String>, message: impl Into<String>) -> 
 pub fn load_map(path: &Path) -> Result<Map, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
     let doc: MapDocument = serde_json::from_str(&text)
-        .map_err(|e| LoadError::Invalid { problems: vec![problem(path, "", e.to_string())] })?;
+        .map_err(|e| LoadError::Invalid { problems: vec![problem(path, FieldPath::new(), e.to_string())] })?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut problems = Vec::new();
     if doc.format != MAP_FORMAT {
         problems.push(problem(
             path,
-            "format",
+            field("format"),
             format!("= {} is not supported (this crowdpatch reads {MAP_FORMAT})", doc.format),
         ));
     }
     if !(doc.size.is_finite() && doc.size > 0.0 && doc.size <= 1e4) {
-        problems.push(problem(path, "size", format!("= {} must be in (0, 10000] [m]", doc.size)));
+        problems.push(problem(path, field("size"), format!("= {} must be in (0, 10000] [m]", doc.size)));
     }
     if !(doc.period.is_finite() && doc.period > 0.0 && doc.period <= 1e4) {
-        problems.push(problem(path, "period", format!("= {} must be in (0, 10000] [s]", doc.period)));
+        problems.push(problem(path, field("period"), format!("= {} must be in (0, 10000] [s]", doc.period)));
     }
     let kinds: Vec<String> = doc.kinds.keys().cloned().collect();
     let mut flow = Vec::new();
@@ -172,7 +176,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         if !(kind.density.is_finite() && (0.0..=2.0).contains(&kind.density)) {
             problems.push(problem(
                 path,
-                format!("kinds.{name}.density"),
+                field("kinds").field(name.as_str()).field("density"),
                 format!("= {} must be in [0, 2] [agents/m²]", kind.density),
             ));
         }
@@ -184,7 +188,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
                     if t.size != doc.size || t.period != doc.period {
                         problems.push(problem(
                             path,
-                            format!("kinds.{name}.template"),
+                            field("kinds").field(name.as_str()).field("template"),
                             format!(
                                 "{rel:?} has L = {} m, π = {} s but the map has L = {} m, π = {} s",
                                 t.size, t.period, doc.size, doc.period
@@ -205,7 +209,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         if !index_of.contains_key(kind) {
             problems.push(problem(
                 path,
-                format!("legend.{c}"),
+                field("legend").field(c.to_string()),
                 format!("= {kind:?} is not one of the kinds {kinds:?}"),
             ));
         }
@@ -213,7 +217,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
     let rows = doc.grid.len();
     let columns = doc.grid.first().map_or(0, |r| r.chars().count());
     if rows == 0 || columns == 0 {
-        problems.push(problem(path, "grid", "is empty; give at least one row of cells"));
+        problems.push(problem(path, field("grid"), "is empty; give at least one row of cells"));
     }
     let mut cells = vec![None; rows * columns];
     for (r, line) in doc.grid.iter().enumerate() {
@@ -221,7 +225,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         if line.chars().count() != columns {
             problems.push(problem(
                 path,
-                format!("grid[{r}]"),
+                field("grid").index(r),
                 format!("has {} cells but grid[0] has {columns}", line.chars().count()),
             ));
             continue;
@@ -234,7 +238,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
                 Some(&k) => cells[j * columns + i] = Some(k),
                 None => problems.push(problem(
                     path,
-                    format!("grid[{r}][{i}]"),
+                    field("grid").index(r).index(i),
                     format!("= {ch:?} is not in the legend (empty cells are '.')"),
                 )),
             }
@@ -244,7 +248,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         Ok(l) if l.is_empty() => {
             problems.push(problem(
                 path,
-                "patterns",
+                field("patterns"),
                 format!("{:?} holds no balanced pattern of L = {} m, π = {} s", doc.patterns, doc.size, doc.period),
             ));
             l
@@ -260,7 +264,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
     }
     Ok(Map {
         file: path.to_path_buf(),
-        name: doc.name.unwrap_or_else(|| crate::model::file_stem(path)),
+        name: doc.name.unwrap_or_else(|| crate::document::file_stem(path)),
         size: doc.size,
         period: doc.period,
         seed: doc.seed,

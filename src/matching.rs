@@ -133,7 +133,7 @@ pub fn optimal_matching(scores: &[Vec<f64>]) -> Vec<usize> {
 pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
     let entries = patch.crossings_of(crate::model::Direction::Entry);
     let exits = patch.crossings_of(crate::model::Direction::Exit);
-    let scores = score_matrix(&entries, &exits, patch.period, patch.comfort_speed);
+    let scores = score_matrix(&entries, &exits, patch.header.period, patch.header.comfort_speed);
     let chosen: Vec<Option<usize>> = match mode {
         MatchingMode::Stable => stable_matching(&scores),
         MatchingMode::Optimal if entries.len() <= exits.len() => {

@@ -10,7 +10,7 @@ use crowdpatch_runtime::format::{BoundaryError, CollisionStats, Metrics, SpeedSt
 /// clearance (pass none to skip it). Foot skate is left `None` (it needs
 /// skeletal animation).
 pub fn compute(patch: &Patch, agents: &[Agent], ghosts: &[Ghost]) -> Metrics {
-    let (r, pi) = (patch.agent_radius, patch.period);
+    let (r, pi) = (patch.header.agent_radius, patch.header.period);
     let mut min_sep: Option<f64> = None;
     let mut collisions = CollisionStats::default();
     for i in 0..agents.len() {
@@ -43,9 +43,9 @@ pub fn compute(patch: &Patch, agents: &[Agent], ghosts: &[Ghost]) -> Metrics {
         seam_clearance,
         collisions,
         boundary_error: boundary_error(patch, agents),
-        speed: speed_stats(agents, patch.comfort_speed),
+        speed: speed_stats(agents, patch.header.comfort_speed),
         turn_rate: turn_rate_stats(agents),
-        coverage: coverage(patch.size, agents),
+        coverage: coverage(patch.header.size, agents),
         foot_skate: None,
         animation: None,
     }
@@ -58,7 +58,7 @@ fn min_opt(it: impl Iterator<Item = f64>) -> Option<f64> {
 /// Largest distance of exogenous path ends from their boundary points `[m]`,
 /// and largest time error modulo the period `[s]`.
 pub fn boundary_error(patch: &Patch, agents: &[Agent]) -> BoundaryError {
-    let pi = patch.period;
+    let pi = patch.header.period;
     let mut e = BoundaryError::default();
     let wrap_err = |dt: f64| {
         let k = (dt / pi).round();

@@ -16,10 +16,10 @@
 //! on load.
 
 use crate::geometry::{Vec2, rotate_quarter, v2};
+use crate::problem::FieldPath;
 use serde::{Deserialize, Serialize};
-use std::path::{Path as FsPath, PathBuf};
 
-pub use crowdpatch_runtime::format::{Obstacle, Side, Sides};
+pub use crowdpatch_runtime::format::{Obstacle, PatchHeader, Side, Sides};
 
 /// The document format version this code reads and writes.
 pub const DOCUMENT_FORMAT: u32 = 1;
@@ -59,6 +59,24 @@ impl Direction {
             Direction::Entry => "entries",
             Direction::Exit => "exits",
         }
+    }
+}
+
+/// A boundary point of a patch document: `sides.<side>.<entries|exits>[index]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PointId {
+    /// The side.
+    pub side: Side,
+    /// Entry or exit.
+    pub direction: Direction,
+    /// Index in that side's entries or exits.
+    pub index: usize,
+}
+
+impl PointId {
+    /// The document path, e.g. `sides.east.entries[3]`.
+    pub fn path(&self) -> FieldPath {
+        FieldPath::new().field("sides").field(self.side.name()).field(self.direction.field()).index(self.index)
     }
 }
 
@@ -279,8 +297,10 @@ pub struct Endogenous {
     pub waypoints: Vec<Waypoint>,
 }
 
-/// How entries are matched to exits.
+/// How entries are matched to exits (document and command-line names
+/// `stable`, `optimal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MatchingMode {
     /// Gale–Shapley stable matching, entries proposing (seed paper Algorithm 1).
@@ -290,9 +310,10 @@ pub enum MatchingMode {
     Optimal,
 }
 
-/// Which collision-removal solver runs (serde names `paper`, `default`,
-/// `greedy`, `social-forces`).
+/// Which collision-removal solver runs (document and command-line names
+/// `paper`, `default`, `greedy`, `social-forces`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SolverKind {
     /// The seed paper's Algorithm 2 as written (spatial pushes of θ, weights
@@ -328,6 +349,53 @@ impl SolverKind {
             SolverKind::Greedy => "greedy",
             SolverKind::SocialForces => "social-forces",
         }
+    }
+}
+
+impl MatchingMode {
+    /// Every matching mode.
+    pub const ALL: [MatchingMode; 2] = [MatchingMode::Stable, MatchingMode::Optimal];
+
+    /// The name in documents and on the command line (`stable`, `optimal`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchingMode::Stable => "stable",
+            MatchingMode::Optimal => "optimal",
+        }
+    }
+}
+
+/// Parses a name from a list of named values; the error lists the names.
+fn parse_named<T: Copy>(s: &str, all: &[T], name: impl Fn(T) -> &'static str, what: &str) -> Result<T, String> {
+    all.iter().copied().find(|v| name(*v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|v| name(*v)).collect();
+        format!("{s:?} is not a {what}; expected one of {}", names.join(", "))
+    })
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SolverKind, String> {
+        parse_named(s, &SolverKind::ALL, SolverKind::name, "solver")
+    }
+}
+
+impl std::str::FromStr for MatchingMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<MatchingMode, String> {
+        parse_named(s, &MatchingMode::ALL, MatchingMode::name, "matching mode")
+    }
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for MatchingMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -445,21 +513,6 @@ impl PatchDocument {
         }
     }
 
-    /// Parses a patch document from JSON text.
-    ///
-    /// # Errors
-    /// A [`Problem`] naming the field path of the first malformed value
-    /// (wrong type, missing field). Unknown fields do not stop parsing: they are
-    /// returned beside the document, every one with its path.
-    pub fn from_json(text: &str) -> Result<(PatchDocument, Vec<Problem>), Problem> {
-        parse_json(text)
-    }
-
-    /// Writes the document as pretty JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a patch document always serialises") + "\n"
-    }
-
     /// The document turned by `quarter_turns` quarter turns counter-clockwise
     /// about the patch centre: side `k` becomes side `k + q`, obstacles and
     /// waypoints turn about the centre, inline (patch-frame) velocities turn.
@@ -518,139 +571,15 @@ impl PatchDocument {
             ..self.clone()
         }
     }
-
-    /// Resolves pattern references (relative to `base_dir`, the directory of
-    /// the document) and fills defaults, then validates the result.
-    ///
-    /// `file` names the document in problems.
-    ///
-    /// # Errors
-    /// Every problem found (unreadable or invalid pattern files, out-of-range
-    /// values, parity, velocities, obstacles, inseparable points), each with its
-    /// file and field path.
-    pub fn resolve(&self, file: Option<&FsPath>, base_dir: &FsPath) -> Result<Patch, Vec<Problem>> {
-        let mut problems = Vec::new();
-        let at = |path: String, message: String| Problem { file: file.map(FsPath::to_path_buf), path, message };
-        if self.format != DOCUMENT_FORMAT {
-            problems.push(at(
-                "format".into(),
-                format!("= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})", self.format),
-            ));
-        }
-        let mut sides = Sides::from_fn(|_| Pattern::empty(self.size, self.period));
-        let mut sources = Sides::from_fn(|_| None);
-        for side in Side::ALL {
-            let Some(doc) = self.sides.get(side) else {
-                continue;
-            };
-            let key = format!("sides.{}", side.name());
-            if let Some(rel) = &doc.pattern {
-                for (field, present) in [
-                    ("entries", doc.entries.is_some()),
-                    ("exits", doc.exits.is_some()),
-                    ("length", doc.length.is_some()),
-                    ("period", doc.period.is_some()),
-                    ("name", doc.name.is_some()),
-                ] {
-                    if present {
-                        problems.push(at(
-                            format!("{key}.{field}"),
-                            "a side that references a pattern file cannot also be inline; remove this field or the \"pattern\" reference".into(),
-                        ));
-                    }
-                }
-                let pattern_path = base_dir.join(rel);
-                match load_pattern(&pattern_path) {
-                    Ok(p) => {
-                        if p.length != self.size {
-                            problems.push(at(
-                                format!("{key}.pattern"),
-                                format!("{rel:?} has length {} m but the patch size is {} m", p.length, self.size),
-                            ));
-                        }
-                        if p.period != self.period {
-                            problems.push(at(
-                                format!("{key}.pattern"),
-                                format!("{rel:?} has period {} s but the patch period is {} s", p.period, self.period),
-                            ));
-                        }
-                        sides[side] = p;
-                        sources[side] = Some(rel.clone());
-                    }
-                    Err(e) => {
-                        for mut p in e.problems() {
-                            p.path = if p.path.is_empty() {
-                                format!("{key}.pattern")
-                            } else {
-                                format!("{key}.pattern ({rel}): {}", p.path)
-                            };
-                            p.file = file.map(FsPath::to_path_buf);
-                            problems.push(p);
-                        }
-                    }
-                }
-            } else {
-                if let Some(l) = doc.length
-                    && l != self.size
-                {
-                    problems
-                        .push(at(format!("{key}.length"), format!("= {l} differs from the patch size {}", self.size)));
-                }
-                if let Some(p) = doc.period
-                    && p != self.period
-                {
-                    problems.push(at(
-                        format!("{key}.period"),
-                        format!("= {p} differs from the patch period {}", self.period),
-                    ));
-                }
-                let k = -(side.index() as i32);
-                sides[side] = Pattern {
-                    name: doc.name.clone(),
-                    length: self.size,
-                    period: self.period,
-                    entries: doc.entries.clone().unwrap_or_default(),
-                    exits: doc.exits.clone().unwrap_or_default(),
-                }
-                .rotated(k);
-            }
-        }
-        let patch = Patch {
-            name: self.name.clone().unwrap_or_default(),
-            size: self.size,
-            period: self.period,
-            agent_radius: self.agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
-            comfort_speed: self.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED),
-            seed: self.seed.unwrap_or(0),
-            sides,
-            pattern_sources: sources,
-            obstacles: self.obstacles.clone(),
-            endogenous: self.endogenous.clone(),
-            solver: self.solver.clone(),
-        };
-        for mut p in crate::validate::validate_patch(&patch) {
-            p.file = file.map(FsPath::to_path_buf);
-            problems.push(p);
-        }
-        if problems.is_empty() { Ok(patch) } else { Err(problems) }
-    }
 }
 
 /// A resolved, validated patch: what a bake starts from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Patch {
-    /// Name (may be empty).
-    pub name: String,
-    /// Side length L `[m]`.
-    pub size: f64,
-    /// Period π `[s]`.
-    pub period: f64,
-    /// Agent radius r `[m]`.
-    pub agent_radius: f64,
-    /// Comfort speed u_cft `[m/s]`.
-    pub comfort_speed: f64,
-    /// Seed of the bake's random choices.
-    pub seed: u64,
+    /// Name, side length L `[m]`, period π `[s]`, agent radius r `[m]`,
+    /// comfort speed u_cft `[m/s]` and seed: the parameters a baked patch
+    /// carries as well.
+    pub header: PatchHeader,
     /// The four patterns, side-frame velocities.
     pub sides: Sides<Pattern>,
     /// Where each side's pattern came from (a file reference), if not inline.
@@ -683,9 +612,14 @@ pub struct Crossing {
 }
 
 impl Crossing {
+    /// The point's identity in the document.
+    pub fn id(&self) -> PointId {
+        PointId { side: self.side, direction: self.direction, index: self.index }
+    }
+
     /// Document path of the point, e.g. `sides.east.entries[3]`.
-    pub fn path(&self) -> String {
-        format!("sides.{}.{}[{}]", self.side.name(), self.direction.field(), self.index)
+    pub fn path(&self) -> FieldPath {
+        self.id().path()
     }
 
     /// Speed across the side `[m/s]`: the inward component of the velocity
@@ -730,7 +664,7 @@ impl Crossing {
 impl Patch {
     /// Depth of the crossing stubs `[m]`: the solver option or r.
     pub fn stub_depth(&self) -> f64 {
-        self.solver.stub_depth.unwrap_or(self.agent_radius)
+        self.solver.stub_depth.unwrap_or(self.header.agent_radius)
     }
 
     /// Every boundary point in the patch frame: sides in order, entries then
@@ -754,8 +688,8 @@ impl Patch {
 
     fn crossing(&self, side: Side, direction: Direction, index: usize, b: &BoundaryPoint) -> Crossing {
         let default = match direction {
-            Direction::Entry => Vec2::new(0.0, self.comfort_speed),
-            Direction::Exit => Vec2::new(0.0, -self.comfort_speed),
+            Direction::Entry => Vec2::new(0.0, self.header.comfort_speed),
+            Direction::Exit => Vec2::new(0.0, -self.header.comfort_speed),
         };
         let local = b.velocity.map(v2).unwrap_or(default);
         Crossing {
@@ -764,269 +698,16 @@ impl Patch {
             index,
             s: b.s,
             t: b.t,
-            position: v2(side.point(b.s, self.size)),
+            position: v2(side.point(b.s, self.header.size)),
             velocity: rotate_quarter(local, side.index() as i32),
         }
-    }
-}
-
-/// One problem found in a document: where (file and field path) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The file, when known.
-    pub file: Option<PathBuf>,
-    /// Field path, e.g. `sides.east.entries[3].t` (empty for the whole file).
-    pub path: String,
-    /// What is wrong, with the offending value and how to fix it.
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(file) = &self.file {
-            write!(f, "{}: ", file.display())?;
-        }
-        if self.path.is_empty() { write!(f, "{}", self.message) } else { write!(f, "{} {}", self.path, self.message) }
-    }
-}
-
-/// Why a document could not be loaded.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The file could not be read.
-    #[error("{}: cannot read: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// The file was read but holds problems; every one is listed.
-    #[error("{}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
-    Invalid {
-        /// Every problem found.
-        problems: Vec<Problem>,
-    },
-}
-
-impl LoadError {
-    /// The problems as a list (an I/O error becomes one problem).
-    pub fn problems(&self) -> Vec<Problem> {
-        match self {
-            LoadError::Io { file, source } => {
-                vec![Problem {
-                    file: Some(file.clone()),
-                    path: String::new(),
-                    message: format!("cannot read: {source}"),
-                }]
-            }
-            LoadError::Invalid { problems } => problems.clone(),
-        }
-    }
-}
-
-/// Loads and validates a `*.patch.json` file; pattern references resolve
-/// relative to its directory.
-///
-/// # Errors
-/// [`LoadError::Io`] when unreadable, else [`LoadError::Invalid`] with every
-/// problem found (malformed JSON, unknown fields, out-of-range values, …).
-pub fn load_patch(path: &FsPath) -> Result<Patch, LoadError> {
-    let (doc, unknown) = read_patch_document(path)?;
-    let base = path.parent().unwrap_or(FsPath::new("."));
-    let mut problems = unknown;
-    match doc.resolve(Some(path), base) {
-        Ok(mut patch) => {
-            if problems.is_empty() {
-                if patch.name.is_empty() {
-                    patch.name = file_stem(path);
-                }
-                Ok(patch)
-            } else {
-                Err(LoadError::Invalid { problems })
-            }
-        }
-        Err(more) => {
-            problems.extend(more);
-            Err(LoadError::Invalid { problems })
-        }
-    }
-}
-
-/// Reads a patch document without resolving it, returning the unknown-field
-/// problems beside it (the editor opens documents that do not validate).
-///
-/// # Errors
-/// Unreadable file or malformed JSON.
-pub fn read_patch_document(path: &FsPath) -> Result<(PatchDocument, Vec<Problem>), LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
-    let with_file = |mut p: Problem| {
-        p.file = Some(path.to_path_buf());
-        p
-    };
-    let (doc, unknown) =
-        PatchDocument::from_json(&text).map_err(|p| LoadError::Invalid { problems: vec![with_file(p)] })?;
-    Ok((doc, unknown.into_iter().map(with_file).collect()))
-}
-
-/// The file name without its `.patch.json` / `.pattern.json` / `.json` suffix.
-pub fn file_stem(path: &FsPath) -> String {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    for suffix in [".patch.json", ".pattern.json", ".json"] {
-        if let Some(stem) = name.strip_suffix(suffix) {
-            return stem.to_string();
-        }
-    }
-    name
-}
-
-/// Loads and validates a `*.pattern.json` file.
-///
-/// # Errors
-/// As [`load_patch`].
-pub fn load_pattern(path: &FsPath) -> Result<Pattern, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
-    let with_file = |mut p: Problem| {
-        p.file = Some(path.to_path_buf());
-        p
-    };
-    let (file, unknown): (PatternFile, Vec<Problem>) =
-        parse_json(&text).map_err(|p| LoadError::Invalid { problems: vec![with_file(p)] })?;
-    let mut problems: Vec<Problem> = unknown.into_iter().map(with_file).collect();
-    if file.format != DOCUMENT_FORMAT {
-        problems.push(with_file(Problem {
-            file: None,
-            path: "format".into(),
-            message: format!("= {} is not a supported format (this crowdpatch reads {DOCUMENT_FORMAT})", file.format),
-        }));
-    }
-    let mut pattern = Pattern::from(file);
-    problems.extend(crate::validate::validate_pattern(&pattern, "").into_iter().map(with_file));
-    if problems.is_empty() {
-        if pattern.name.is_none() {
-            pattern.name = Some(file_stem(path));
-        }
-        Ok(pattern)
-    } else {
-        Err(LoadError::Invalid { problems })
-    }
-}
-
-/// Saves a pattern as a `*.pattern.json` file, atomically.
-///
-/// # Errors
-/// I/O errors, with the file named.
-pub fn save_pattern(pattern: &Pattern, path: &FsPath) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(&PatternFile::from(pattern)).expect("a pattern always serialises") + "\n";
-    crate::io::write_atomic(path, text.as_bytes())
-}
-
-/// Parses JSON into `T`, reporting the path of a malformed value and
-/// collecting the path of every unknown field.
-fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<(T, Vec<Problem>), Problem> {
-    let mut unknown = Vec::new();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut track = serde_path_to_error::Track::new();
-    let value = {
-        let mut on_unknown = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
-        let ignored = serde_ignored::Deserializer::new(
-            serde_path_to_error::Deserializer::new(&mut de, &mut track),
-            &mut on_unknown,
-        );
-        T::deserialize(ignored)
-    };
-    let value = match value.and_then(|v| de.end().map(|()| v)) {
-        Ok(v) => v,
-        Err(e) => {
-            let path = format_track_path(&track.path());
-            let msg = e.to_string();
-            // serde_json appends " at line L column C"; keep it, it helps.
-            return Err(Problem { file: None, path, message: msg });
-        }
-    };
-    let problems = unknown
-        .into_iter()
-        .map(|path| Problem {
-            file: None,
-            path,
-            message: "is not a known field (check its spelling; unknown fields are an error)".into(),
-        })
-        .collect();
-    Ok((value, problems))
-}
-
-/// `serde_path_to_error`'s path in our `a.b[3].c` notation.
-fn format_track_path(path: &serde_path_to_error::Path) -> String {
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            serde_path_to_error::Segment::Map { key } | serde_path_to_error::Segment::Enum { variant: key } => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            serde_path_to_error::Segment::Unknown => {}
-        }
-    }
-    out
-}
-
-/// `serde_ignored`'s path in our `a.b[3].c` notation.
-fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path as P;
-    match path {
-        P::Root => String::new(),
-        P::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        P::Map { parent, key } => {
-            let p = ignored_path(parent);
-            if p.is_empty() { key.clone() } else { format!("{p}.{key}") }
-        }
-        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => ignored_path(parent),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unknown_fields_are_all_reported_with_paths() {
-        let text = r#"{"format":1,"size":16,"period":10,"colour":"red",
-            "sides":{"south":{"entries":[{"s":1,"t":1,"speed":2}],"exits":[{"s":9,"t":2}]}},
-            "obstacles":[{"circle":{"center":[8,8],"radius":1,"height":2}}]}"#;
-        let (_, unknown) = PatchDocument::from_json(text).unwrap();
-        let paths: Vec<_> = unknown.iter().map(|p| p.path.as_str()).collect();
-        assert!(paths.contains(&"colour"), "{paths:?}");
-        assert!(paths.contains(&"sides.south.entries[0].speed"), "{paths:?}");
-        // serde_ignored does not record enum variants in its paths.
-        assert!(paths.contains(&"obstacles[0].height"), "{paths:?}");
-    }
-
-    #[test]
-    fn malformed_values_name_their_path() {
-        let text = r#"{"format":1,"size":16,"period":10,"sides":{"east":{"entries":[{"s":1,"t":"x"}]}}}"#;
-        let p = PatchDocument::from_json(text).unwrap_err();
-        assert_eq!(p.path, "sides.east.entries[0].t");
-    }
-
-    #[test]
-    fn inline_velocities_are_patch_frame() {
-        let text = r#"{"format":1,"size":16,"period":10,"sides":{
-            "east":{"entries":[{"s":8,"t":1,"velocity":[-1.0,0.2]}]},
-            "west":{"exits":[{"s":8,"t":9}]}}}"#;
-        let (doc, _) = PatchDocument::from_json(text).unwrap();
-        let patch = doc.resolve(None, FsPath::new(".")).unwrap();
-        let c = patch.crossings();
-        let entry = c.iter().find(|c| c.direction == Direction::Entry).unwrap();
-        assert!((entry.velocity - Vec2::new(-1.0, 0.2)).norm() < 1e-12);
-        assert_eq!(entry.position, Vec2::new(16.0, 8.0));
-        let exit = c.iter().find(|c| c.direction == Direction::Exit).unwrap();
-        // Default exit velocity on the west side: outward normal (−x) at comfort speed.
-        assert!((exit.velocity - Vec2::new(-1.33, 0.0)).norm() < 1e-12);
-        assert_eq!(exit.position, Vec2::new(0.0, 8.0));
-    }
+    use crate::geometry::Vec2;
 
     use proptest::prelude::*;
 
@@ -1065,6 +746,20 @@ mod tests {
                 })
         };
         same(&a.entries, &b.entries) && same(&a.exits, &b.exits) && a.length == b.length && a.period == b.period
+    }
+
+    #[test]
+    fn names_parse_back_and_match_serde() {
+        for k in SolverKind::ALL {
+            assert_eq!(k.name().parse::<SolverKind>(), Ok(k));
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.name().into()));
+        }
+        for m in MatchingMode::ALL {
+            assert_eq!(m.name().parse::<MatchingMode>(), Ok(m));
+            assert_eq!(serde_json::to_value(m).unwrap(), serde_json::Value::String(m.name().into()));
+        }
+        let e = "fast".parse::<SolverKind>().unwrap_err();
+        assert!(e.contains("paper, default, greedy, social-forces"), "{e}");
     }
 
     proptest! {

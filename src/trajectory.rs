@@ -262,7 +262,8 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
 
 fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) -> (Path, Option<String>) {
     let depth = patch.stub_depth();
-    let (pi, u_cft, r, l) = (patch.period, patch.comfort_speed, patch.agent_radius, patch.size);
+    let (pi, u_cft, r, l) =
+        (patch.header.period, patch.header.comfort_speed, patch.header.agent_radius, patch.header.size);
     let tau_e = e.time_to_depth(depth);
     let tau_x = x.time_to_depth(depth);
     let q_e = e.position + e.velocity * tau_e;
@@ -362,7 +363,7 @@ fn comfort_route(
     (q_x, v_x, t_b): (Vec2, Vec2, f64),
     same_side_mid: Option<Vec2>,
 ) -> Option<Vec<ControlPoint>> {
-    let (r, l, u_cft) = (patch.agent_radius, patch.size, patch.comfort_speed);
+    let (r, l, u_cft) = (patch.header.agent_radius, patch.header.size, patch.header.comfort_speed);
     let span = t_b - t_a;
     let chord = q_x - q_e;
     let d = chord.norm();
@@ -475,7 +476,7 @@ fn timed_route(route: &[Vec2], t_a: f64, t_b: f64, walk_speed: Option<f64>, out:
 }
 
 fn endogenous_path(patch: &Patch, router: &Router, endo: &crate::model::Endogenous) -> (Path, Option<String>) {
-    let pi = patch.period;
+    let pi = patch.header.period;
     let w = &endo.waypoints;
     let mut points = Vec::new();
     let mut note = None;
@@ -527,8 +528,8 @@ struct Router<'a> {
 
 impl<'a> Router<'a> {
     fn new(patch: &'a Patch) -> Router<'a> {
-        let r = patch.agent_radius;
-        let l = patch.size;
+        let r = patch.header.agent_radius;
+        let l = patch.header.size;
         let clearance = r + 0.1;
         let h = 0.2_f64.min((l - 2.0 * r) / 8.0).max(1e-3);
         let n = (((l - 2.0 * r) / h).floor() as usize + 1).min(2000);
@@ -677,14 +678,14 @@ mod tests {
                 let last = a.path.points[a.path.points.len() - 1];
                 assert_eq!((first.p, first.t), (e.position, e.t));
                 assert_eq!(last.p, x.position);
-                assert!(((last.t - x.t) / p.period - ((last.t - x.t) / p.period).round()).abs() < 1e-9);
+                assert!(((last.t - x.t) / p.header.period - ((last.t - x.t) / p.header.period).round()).abs() < 1e-9);
                 // The first segment walks with the boundary velocity.
                 assert!((a.path.segment_velocity(0) - e.velocity).norm() < 1e-9);
             }
             // No initial path through the obstacle.
             for w in a.path.points.windows(2) {
                 let (_, d, _) = segment_obstacle_distance(w[0].p, w[1].p, &p.obstacles[0]);
-                assert!(d >= p.agent_radius, "{d}");
+                assert!(d >= p.header.agent_radius, "{d}");
             }
         }
     }

@@ -5,7 +5,8 @@
 use crate::geometry::{
     closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
-use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, Problem, Side};
+use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, PointId, Side};
+use crate::problem::{FieldPath, Problem, Target};
 
 /// Smallest speed across a side `[m/s]` a boundary velocity may have: slower
 /// crossings would take an unbounded time to clear the seam.
@@ -23,8 +24,13 @@ pub const MIN_AGENT_RADIUS: f64 = 0.01;
 /// Largest speed of a boundary point's velocity `[m/s]`.
 pub const MAX_BOUNDARY_SPEED: f64 = 10.0;
 
-fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem { file: None, path: path.into(), message: message.into() }
+fn problem(path: FieldPath, target: Target, message: impl Into<String>) -> Problem {
+    Problem::new(path, target, message)
+}
+
+/// The path of a patch parameter (`size`, `solver.margin`, …).
+fn param(name: &str) -> FieldPath {
+    name.split('.').fold(FieldPath::new(), |p, f| p.field(f))
 }
 
 fn fmt_v(v: [f64; 2]) -> String {
@@ -33,42 +39,57 @@ fn fmt_v(v: [f64; 2]) -> String {
 
 /// Checks one pattern on its own: length and period, arc positions and times in
 /// range, finite numbers, velocities that cross the side the right way (entries
-/// inward, exits outward, in the side frame). `prefix` is prepended to field
-/// paths (e.g. `sides.east.`); velocities are shown turned by `display_turns`
-/// quarter turns (the frame the user wrote them in).
-pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) -> Vec<Problem> {
+/// inward, exits outward, in the side frame). `prefix` leads every field path
+/// (e.g. `sides.east`); on a patch's `side`, problems target its points;
+/// velocities are shown turned by `display_turns` quarter turns (the frame the
+/// user wrote them in). O(points).
+pub fn validate_pattern_in(
+    pattern: &Pattern,
+    prefix: &FieldPath,
+    side: Option<Side>,
+    display_turns: i32,
+) -> Vec<Problem> {
     let mut out = Vec::new();
     let (l, pi) = (pattern.length, pattern.period);
+    let whole = side.map_or(Target::Document, Target::Side);
     if !(l.is_finite() && (SIZE_RANGE.0..=SIZE_RANGE.1).contains(&l)) {
         out.push(problem(
-            format!("{prefix}length"),
+            prefix.field("length"),
+            whole,
             format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1),
         ));
     }
     if !(pi.is_finite() && (PERIOD_RANGE.0..=PERIOD_RANGE.1).contains(&pi)) {
         out.push(problem(
-            format!("{prefix}period"),
+            prefix.field("period"),
+            whole,
             format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1),
         ));
     }
     for direction in [Direction::Entry, Direction::Exit] {
         for (i, b) in pattern.points(direction).iter().enumerate() {
-            let at = format!("{prefix}{}[{i}]", direction.field());
+            let at = prefix.field(direction.field()).index(i);
+            let target = side.map_or(Target::Document, |side| Target::Point(PointId { side, direction, index: i }));
             if !(b.s.is_finite() && b.s >= 0.0 && b.s <= l) {
-                out.push(problem(format!("{at}.s"), format!("= {} is not in [0, {l}] (the side's length) [m]", b.s)));
+                out.push(problem(
+                    at.field("s"),
+                    target,
+                    format!("= {} is not in [0, {l}] (the side's length) [m]", b.s),
+                ));
             }
             if !(b.t.is_finite() && b.t >= 0.0 && b.t < pi) {
-                out.push(problem(format!("{at}.t"), format!("= {} is not in [0, {pi}) (the period) [s]", b.t)));
+                out.push(problem(at.field("t"), target, format!("= {} is not in [0, {pi}) (the period) [s]", b.t)));
             }
             if let Some(v) = b.velocity {
                 let shown = crate::geometry::arr(rotate_quarter(v2(v), display_turns));
                 if !(v[0].is_finite() && v[1].is_finite()) {
-                    out.push(problem(format!("{at}.velocity"), format!("= {} must be finite [m/s]", fmt_v(shown))));
+                    out.push(problem(at.field("velocity"), target, format!("= {} must be finite [m/s]", fmt_v(shown))));
                     continue;
                 }
                 if v[0].hypot(v[1]) > MAX_BOUNDARY_SPEED {
                     out.push(problem(
-                        format!("{at}.velocity"),
+                        at.field("velocity"),
+                        target,
                         format!("= {} is faster than {MAX_BOUNDARY_SPEED} m/s", fmt_v(shown)),
                     ));
                     continue;
@@ -85,12 +106,14 @@ pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) 
                         Direction::Exit => "an exit's velocity must point out of the patch",
                     };
                     out.push(problem(
-                        format!("{at}.velocity"),
+                        at.field("velocity"),
+                        target,
                         format!("= {} does not cross the side: {want}", fmt_v(shown)),
                     ));
                 } else if across < MIN_NORMAL_SPEED {
                     out.push(problem(
-                        format!("{at}.velocity"),
+                        at.field("velocity"),
+                        target,
                         format!(
                             "= {} crosses the side at only {across:.3} m/s; at least {MIN_NORMAL_SPEED} m/s is needed to clear the seam",
                             fmt_v(shown)
@@ -104,9 +127,9 @@ pub fn validate_pattern_in(pattern: &Pattern, prefix: &str, display_turns: i32) 
 }
 
 /// Checks a pattern file's content (see [`validate_pattern_in`]; velocities in
-/// the side frame).
-pub fn validate_pattern(pattern: &Pattern, prefix: &str) -> Vec<Problem> {
-    validate_pattern_in(pattern, prefix, 0)
+/// the side frame, paths from the file's root).
+pub fn validate_pattern(pattern: &Pattern) -> Vec<Problem> {
+    validate_pattern_in(pattern, &FieldPath::new(), None, 0)
 }
 
 /// Checks a resolved patch and returns every problem found: parameter limits,
@@ -115,27 +138,37 @@ pub fn validate_pattern(pattern: &Pattern, prefix: &str) -> Vec<Problem> {
 /// points too close in space and time for any two paths to stay 2r apart.
 pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     let mut out = Vec::new();
-    let (l, pi, r, u) = (patch.size, patch.period, patch.agent_radius, patch.comfort_speed);
+    let (l, pi, r, u) = (patch.header.size, patch.header.period, patch.header.agent_radius, patch.header.comfort_speed);
     let mut params_ok = true;
     let in_range = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
     if !in_range(l, SIZE_RANGE) {
-        out.push(problem("size", format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1)));
+        out.push(problem(
+            param("size"),
+            Target::Document,
+            format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1),
+        ));
         params_ok = false;
     }
     if !in_range(pi, PERIOD_RANGE) {
-        out.push(problem("period", format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1)));
+        out.push(problem(
+            param("period"),
+            Target::Document,
+            format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1),
+        ));
         params_ok = false;
     }
     if !(r.is_finite() && r >= MIN_AGENT_RADIUS && (!l.is_finite() || r < l / 4.0)) {
         out.push(problem(
-            "agent_radius",
+            param("agent_radius"),
+            Target::Document,
             format!("= {r} must be in [{MIN_AGENT_RADIUS}, L/4) = [{MIN_AGENT_RADIUS}, {}) [m]", l / 4.0),
         ));
         params_ok = false;
     }
     if !in_range(u, COMFORT_SPEED_RANGE) {
         out.push(problem(
-            "comfort_speed",
+            param("comfort_speed"),
+            Target::Document,
             format!("= {u} is not in [{}, {}] [m/s]", COMFORT_SPEED_RANGE.0, COMFORT_SPEED_RANGE.1),
         ));
         params_ok = false;
@@ -147,22 +180,24 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     }
 
     for side in Side::ALL {
+        let key = FieldPath::new().field("sides").field(side.name());
         let prefix = match &patch.pattern_sources[side] {
-            Some(_) => format!("sides.{}.pattern: ", side.name()),
-            None => format!("sides.{}.", side.name()),
+            Some(_) => key.field("pattern").inside(None, &FieldPath::new()),
+            None => key,
         };
         let turns = if patch.pattern_sources[side].is_some() { 0 } else { side.index() as i32 };
         let mut p = patch.sides[side].clone();
         p.length = l;
         p.period = pi;
-        out.extend(validate_pattern_in(&p, &prefix, turns));
+        out.extend(validate_pattern_in(&p, &prefix, Some(side), turns));
     }
 
     let entries: usize = Side::ALL.iter().map(|s| patch.sides[*s].entries.len()).sum();
     let exits: usize = Side::ALL.iter().map(|s| patch.sides[*s].exits.len()).sum();
     if entries != exits {
         out.push(problem(
-            "sides",
+            param("sides"),
+            Target::Parity,
             format!(
                 "break parity: {entries} entries but {exits} exits over the four sides (every agent that comes in must go out; add or remove points)"
             ),
@@ -173,7 +208,7 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     validate_endogenous(patch, obstacles_ok, &mut out);
 
     // Crossing geometry needs valid points.
-    if out.iter().any(|p| p.path.starts_with("sides.")) {
+    if out.iter().any(|p| p.path.starts_with_field("sides") && p.path.segments().len() > 1) {
         return out;
     }
     let crossings = patch.crossings();
@@ -185,7 +220,8 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
                 let (_, d, _) = segment_obstacle_distance(a, b, o);
                 if d < r {
                     out.push(problem(
-                        format!("obstacles[{k}]"),
+                        FieldPath::new().field("obstacles").index(k),
+                        Target::Obstacle(k),
                         format!(
                             "covers the crossing at {} (s = {}, t = {}): it comes {:.3} m from the agent's path there, less than r = {r} m",
                             c.path(),
@@ -205,6 +241,7 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
             {
                 out.push(problem(
                     a.path(),
+                    Target::PointPair(a.id(), b.id()),
                     format!(
                         "and {} are too close to be separable: the agents crossing there (straight for {depth} m either side of the seam) come {d:.3} m apart at t = {t:.2} s, less than 2r = {} m; move one of them in s or t",
                         b.path(),
@@ -259,79 +296,111 @@ pub fn fixed_parts_distance(
 
 fn validate_solver(patch: &Patch) -> Vec<Problem> {
     let s = &patch.solver;
-    let r = patch.agent_radius;
+    let r = patch.header.agent_radius;
     let mut out = Vec::new();
     if !(1..=10_000_000).contains(&s.max_iterations) {
-        out.push(problem("solver.max_iterations", format!("= {} must be in [1, 10000000]", s.max_iterations)));
+        out.push(problem(
+            param("solver.max_iterations"),
+            Target::Document,
+            format!("= {} must be in [1, 10000000]", s.max_iterations),
+        ));
     }
     if !(s.margin.is_finite() && s.margin >= 0.0 && s.margin < r.max(0.0)) {
-        out.push(problem("solver.margin", format!("= {} must be in [0, r) = [0, {r}) [m]", s.margin)));
+        out.push(problem(
+            param("solver.margin"),
+            Target::Document,
+            format!("= {} must be in [0, r) = [0, {r}) [m]", s.margin),
+        ));
     }
     if let Some(d) = s.stub_depth
-        && !(d.is_finite() && d >= 0.01 && d <= patch.size / 4.0)
+        && !(d.is_finite() && d >= 0.01 && d <= patch.header.size / 4.0)
     {
-        out.push(problem("solver.stub_depth", format!("= {d} must be in [0.01, L/4] [m]")));
+        out.push(problem(param("solver.stub_depth"), Target::Document, format!("= {d} must be in [0.01, L/4] [m]")));
     }
     if !(s.fast_factor.is_finite() && s.fast_factor > 1.0) {
-        out.push(problem("solver.fast_factor", format!("= {} must be > 1", s.fast_factor)));
+        out.push(problem(param("solver.fast_factor"), Target::Document, format!("= {} must be > 1", s.fast_factor)));
     }
     if !(s.slow_factor.is_finite() && (0.0..1.0).contains(&s.slow_factor)) {
-        out.push(problem("solver.slow_factor", format!("= {} must be in [0, 1)", s.slow_factor)));
+        out.push(problem(
+            param("solver.slow_factor"),
+            Target::Document,
+            format!("= {} must be in [0, 1)", s.slow_factor),
+        ));
     }
-    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.period) {
-        out.push(problem("solver.merge_interval", format!("= {} must be in [0, period) [s]", s.merge_interval)));
+    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.header.period) {
+        out.push(problem(
+            param("solver.merge_interval"),
+            Target::Document,
+            format!("= {} must be in [0, period) [s]", s.merge_interval),
+        ));
     }
-    if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.period) {
-        out.push(problem("solver.tack_interval", format!("= {} must be in (0, period] [s]", s.tack_interval)));
+    if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.header.period) {
+        out.push(problem(
+            param("solver.tack_interval"),
+            Target::Document,
+            format!("= {} must be in (0, period] [s]", s.tack_interval),
+        ));
     }
     if let Some(d) = s.max_deviation
         && !(d.is_finite() && d > 0.0)
     {
-        out.push(problem("solver.max_deviation", format!("= {d} must be a finite number > 0 [m]")));
+        out.push(problem(
+            param("solver.max_deviation"),
+            Target::Document,
+            format!("= {d} must be a finite number > 0 [m]"),
+        ));
     }
     out
 }
 
 /// Returns whether every obstacle is well-formed (later checks need that).
 fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
-    let l = patch.size;
+    let l = patch.header.size;
     let inside = |p: [f64; 2]| p.iter().all(|c| c.is_finite() && *c >= 0.0 && *c <= l);
     let before = out.len();
     for (k, o) in patch.obstacles.iter().enumerate() {
         match o {
             Obstacle::Circle { center, radius } => {
-                let at = format!("obstacles[{k}].circle");
+                let at = FieldPath::new().field("obstacles").index(k).field("circle");
+                let target = Target::Obstacle(k);
                 if !(radius.is_finite() && *radius > 0.0) {
-                    out.push(problem(format!("{at}.radius"), format!("= {radius} must be a finite number > 0 [m]")));
+                    out.push(problem(
+                        at.field("radius"),
+                        target,
+                        format!("= {radius} must be a finite number > 0 [m]"),
+                    ));
                 } else if !(inside([center[0] - radius, center[1] - radius])
                     && inside([center[0] + radius, center[1] + radius]))
                 {
                     out.push(problem(
-                        format!("{at}.center"),
+                        at.field("center"),
+                        target,
                         format!("= {} with radius {radius} reaches outside the patch [0, {l}]² [m]", fmt_v(*center)),
                     ));
                 }
             }
             Obstacle::Polygon(vs) => {
-                let at = format!("obstacles[{k}].polygon");
+                let at = FieldPath::new().field("obstacles").index(k).field("polygon");
+                let target = Target::Obstacle(k);
                 if vs.len() < 3 {
-                    out.push(problem(at, format!("has {} vertices; a polygon needs at least 3", vs.len())));
+                    out.push(problem(at, target, format!("has {} vertices; a polygon needs at least 3", vs.len())));
                     continue;
                 }
                 let mut ok = true;
                 for (i, v) in vs.iter().enumerate() {
                     if !inside(*v) {
                         out.push(problem(
-                            format!("{at}[{i}]"),
+                            at.index(i),
+                            target,
                             format!("= {} is outside the patch [0, {l}]² [m]", fmt_v(*v)),
                         ));
                         ok = false;
                     }
                 }
                 if ok && polygon_area(vs).abs() < 1e-6 {
-                    out.push(problem(at, "has no area (its vertices are collinear or repeated)"));
+                    out.push(problem(at, target, "has no area (its vertices are collinear or repeated)"));
                 } else if ok && polygon_self_intersects(vs) {
-                    out.push(problem(at, "crosses itself; give the vertices in order around the outline"));
+                    out.push(problem(at, target, "crosses itself; give the vertices in order around the outline"));
                 }
             }
         }
@@ -340,19 +409,21 @@ fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
 }
 
 fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>) {
-    let (l, pi, r) = (patch.size, patch.period, patch.agent_radius);
+    let (l, pi, r) = (patch.header.size, patch.header.period, patch.header.agent_radius);
     for (k, e) in patch.endogenous.iter().enumerate() {
-        let at = format!("endogenous[{k}]");
+        let at = FieldPath::new().field("endogenous").index(k);
+        let target = Target::Endogenous(k);
         if e.waypoints.is_empty() {
-            out.push(problem(format!("{at}.waypoints"), "is empty; give at least one waypoint"));
+            out.push(problem(at.field("waypoints"), target, "is empty; give at least one waypoint"));
             continue;
         }
         for (i, w) in e.waypoints.iter().enumerate() {
-            let wat = format!("{at}.waypoints[{i}]");
+            let wat = at.field("waypoints").index(i);
             let p = w.position;
             if !p.iter().all(|c| c.is_finite() && *c >= r && *c <= l - r) {
                 out.push(problem(
-                    format!("{wat}.position"),
+                    wat.field("position"),
+                    target,
                     format!(
                         "= {} must be inside the patch and at least r = {r} m from its sides, in [{r}, {}]² [m]",
                         fmt_v(p),
@@ -364,31 +435,35 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
                     let (d, _) = crate::geometry::obstacle_signed_distance(v2(p), o);
                     if d < r {
                         out.push(problem(
-                            format!("{wat}.position"),
+                            wat.field("position"),
+                            target,
                             format!("= {} is {:.3} m from obstacles[{j}], less than r = {r} m", fmt_v(p), d),
                         ));
                     }
                 }
             }
             if !w.t.is_finite() {
-                out.push(problem(format!("{wat}.t"), format!("= {} must be finite [s]", w.t)));
+                out.push(problem(wat.field("t"), target, format!("= {} must be finite [s]", w.t)));
             } else if i == 0 && !(0.0..pi).contains(&w.t) {
                 out.push(problem(
-                    format!("{wat}.t"),
+                    wat.field("t"),
+                    target,
                     format!("= {} is not in [0, {pi}) (the first waypoint's time) [s]", w.t),
                 ));
             } else if i > 0 {
                 let prev = e.waypoints[i - 1].t;
                 if w.t <= prev {
                     out.push(problem(
-                        format!("{wat}.t"),
+                        wat.field("t"),
+                        target,
                         format!("= {} must be later than the previous waypoint's {prev} [s]", w.t),
                     ));
                 }
                 let first = e.waypoints[0].t;
                 if w.t >= first + pi {
                     out.push(problem(
-                        format!("{wat}.t"),
+                        wat.field("t"),
+                        target,
                         format!("= {} must be less than one period after the first waypoint ({first} + {pi}) [s]", w.t),
                     ));
                 }

@@ -24,7 +24,7 @@ fn shipped_patches() -> Vec<PathBuf> {
 /// Minimum centre distance between all coexisting agent instances, by
 /// sampling play time every 2 ms — independent of the closed form.
 fn sampled_min_separation(b: &Bake) -> f64 {
-    let pi = b.patch.period;
+    let pi = b.patch.header.period;
     let baked = b.baked();
     let mut best = f64::INFINITY;
     let steps = (pi / 0.002) as usize;
@@ -63,7 +63,7 @@ fn check_invariants(b: &Bake) {
             assert_eq!(pts[0].p, e.position, "agent {i} entry position");
             assert_eq!(pts[0].t, e.t, "agent {i} entry time");
             assert_eq!(pts[pts.len() - 1].p, x.position, "agent {i} exit position");
-            let k = (pts[pts.len() - 1].t - x.t) / patch.period;
+            let k = (pts[pts.len() - 1].t - x.t) / patch.header.period;
             assert!((k - k.round()).abs() < 1e-9 && k.round() >= 0.0, "agent {i} exit time");
             assert_eq!(pts[0].kind, PointKind::Boundary);
             // The crossing velocity is the pattern's (C¹ across the seam).
@@ -72,10 +72,13 @@ fn check_invariants(b: &Bake) {
         } else {
             assert!(a.path.looped);
             assert_eq!(pts[0].p, pts[pts.len() - 1].p, "agent {i} loop closes");
-            assert!((pts[pts.len() - 1].t - pts[0].t - patch.period).abs() < 1e-9, "agent {i} loop lasts a period");
+            assert!(
+                (pts[pts.len() - 1].t - pts[0].t - patch.header.period).abs() < 1e-9,
+                "agent {i} loop lasts a period"
+            );
         }
         // Free points stay inside the patch shrunk by r.
-        let (r, l) = (patch.agent_radius, patch.size);
+        let (r, l) = (patch.header.agent_radius, patch.header.size);
         for c in pts.iter().filter(|c| c.kind == PointKind::Free) {
             assert!(
                 c.p.x >= r - 1e-9 && c.p.x <= l - r + 1e-9 && c.p.y >= r - 1e-9 && c.p.y <= l - r + 1e-9,
@@ -92,7 +95,7 @@ fn check_invariants(b: &Bake) {
     exits.dedup();
     assert_eq!(exits.len(), entries);
     // Collision-free ⇔ min separation ≥ 2r.
-    let two_r = 2.0 * patch.agent_radius;
+    let two_r = 2.0 * patch.header.agent_radius;
     let min_sep = b.metrics.min_separation.unwrap_or(f64::INFINITY);
     let agent_contacts = b.remaining.iter().any(|c| matches!(c.other, crowdpatch::collision::Other::Agent(_)));
     assert_eq!(min_sep >= two_r, !agent_contacts, "min separation {min_sep} vs contacts {:?}", b.remaining);
@@ -106,9 +109,9 @@ fn every_shipped_patch_bakes_collision_free() {
         assert!(b.converged(), "{}: {:?}", file.display(), b.remaining);
         check_invariants(&b);
         let m = &b.metrics;
-        let two_r = 2.0 * patch.agent_radius;
+        let two_r = 2.0 * patch.header.agent_radius;
         assert!(m.min_separation.is_none_or(|d| d >= two_r), "{}: {:?}", file.display(), m.min_separation);
-        assert!(m.obstacle_clearance.is_none_or(|d| d >= patch.agent_radius), "{}", file.display());
+        assert!(m.obstacle_clearance.is_none_or(|d| d >= patch.header.agent_radius), "{}", file.display());
         assert!(m.seam_clearance.is_none_or(|d| d >= two_r), "{}", file.display());
         assert_eq!(m.collisions.count, 0);
         // Independent check of the closed-form minimum by sampling.
@@ -131,7 +134,7 @@ fn the_same_seed_bakes_the_same_paths_and_another_seed_may_not() {
     let b = bake(&patch, &mut Silent).unwrap().baked();
     assert_eq!(a, b);
     let mut other = patch.clone();
-    other.seed += 1;
+    other.header.seed += 1;
     let c = bake(&other, &mut Silent).unwrap().baked();
     assert_ne!(a.agents, c.agents, "the seed drives the random rotations of the pushes");
 }

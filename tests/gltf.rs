@@ -79,8 +79,8 @@ fn shipped_bakes_play_back_their_paths() {
             let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
             serde_json::from_value(v["crowdpatch"].clone()).unwrap()
         };
-        assert_eq!(extras.size, patch.size);
-        assert_eq!(extras.period, patch.period);
+        assert_eq!(extras.header.size, patch.header.size);
+        assert_eq!(extras.header.period, patch.header.period);
         assert_eq!(extras.agents.len(), baked.agents.len());
         assert_eq!(extras.metrics, baked.metrics);
         // The baked patterns carry the velocities used.
@@ -92,7 +92,7 @@ fn shipped_bakes_play_back_their_paths() {
             };
             assert_eq!((p.s, p.t, p.velocity), (c.s, c.t, [c.velocity.x, c.velocity.y]));
         }
-        let pi = patch.period;
+        let pi = patch.header.period;
         let mut checked = 0;
         for (agent, rec) in baked.agents.iter().zip(&extras.agents) {
             for (k_off, &node) in rec.nodes.iter().enumerate() {
@@ -136,7 +136,7 @@ fn khronos_validator_accepts_every_shipped_bake() {
     let mut files = Vec::new();
     for file in shipped() {
         let b = bake(&load_patch(&file).unwrap(), &mut Silent).unwrap();
-        let out = dir.path().join(format!("{}.glb", crowdpatch::model::file_stem(&file)));
+        let out = dir.path().join(format!("{}.glb", crowdpatch::document::file_stem(&file)));
         std::fs::write(&out, write_glb(&b.baked(), &GlbOptions::default()).unwrap()).unwrap();
         files.push(out);
     }

@@ -40,7 +40,7 @@ fn loaded_tiles_play_the_baked_paths() {
         assert_eq!(tile.phase_source(), PhaseSource::DistanceWalked);
         let n = tile.instance_count();
         let (mut a, mut b) = (Poses::new(n), Poses::new(n));
-        let period = baked.period;
+        let period = baked.header.period;
         for step in 0..400 {
             let t = step as f64 * 0.0731;
             tile.sample(t, &Placement::default(), a.as_mut());

@@ -153,10 +153,10 @@ fn endogenous_footsteps_repeat_with_the_period() {
             continue;
         }
         let f = &anim.footsteps;
-        for a in f.iter().filter(|a| a.t + baked.period <= f[f.len() - 1].t + 1e-9) {
+        for a in f.iter().filter(|a| a.t + baked.header.period <= f[f.len() - 1].t + 1e-9) {
             let b = f
                 .iter()
-                .find(|b| (b.t - a.t - baked.period).abs() < 1e-6)
+                .find(|b| (b.t - a.t - baked.header.period).abs() < 1e-6)
                 .unwrap_or_else(|| panic!("footstep at {} has no repeat one period later", a.t));
             assert_eq!(a.foot, b.foot);
             assert!((a.position[0] - b.position[0]).hypot(a.position[1] - b.position[1]) < 1e-6);
@@ -183,7 +183,7 @@ fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
     let tile = Tile::from_glb(&glb).unwrap();
     assert_eq!(tile.phase_source(), PhaseSource::Footsteps);
     let sk = baked.skeletal.as_ref().unwrap();
-    let period = baked.period;
+    let period = baked.header.period;
     let mut checked = 0;
     for (a, (agent, anim)) in baked.agents.iter().zip(&sk.agents).enumerate() {
         // Phase at each plant inside the path: half a cycle per footstep.

@@ -13,9 +13,10 @@ use crate::library::{self, LibraryEntry};
 use crate::tools::{Pointer, Selection, Snap, Tool, ToolCx, ToolKind};
 use crate::view::{self, ChartTransform, Layer, ViewTransform};
 use crowdpatch::model::{
-    DEFAULT_AGENT_RADIUS, DEFAULT_COMFORT_SPEED, Direction, MatchingMode, Obstacle, Patch, PatchDocument, Problem,
-    Side, SolverKind,
+    DEFAULT_AGENT_RADIUS, DEFAULT_COMFORT_SPEED, Direction, MatchingMode, Obstacle, Patch, PatchDocument, Side,
+    SolverKind,
 };
+use crowdpatch::problem::Problem;
 use egui::{Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Sense, Stroke, Ui, vec2};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -304,7 +305,7 @@ impl EditorApp {
         self.point_problems.clear();
         self.obstacle_problems.clear();
         for p in &self.problems {
-            match edit::problem_target(&p.path) {
+            match edit::problem_target(&p.path.to_string()) {
                 ProblemTarget::Point(id) => self.point_problems.entry(id).or_default().push(p.message.clone()),
                 ProblemTarget::Obstacle(k) => {
                     self.obstacle_problems.entry(k).or_default().push(format!("{} {}", p.path, p.message))
@@ -457,7 +458,7 @@ impl EditorApp {
     }
 
     fn period(&self) -> f64 {
-        self.result.as_ref().map_or(self.doc.period, |r| r.baked.period)
+        self.result.as_ref().map_or(self.doc.period, |r| r.baked.header.period)
     }
 
     fn advance_playback(&mut self, ui: &Ui) {
@@ -605,7 +606,7 @@ impl EditorApp {
                 Selection::Obstacle(k) => self.run_command(Command::DeleteObstacle(k)),
                 Selection::None => {}
             },
-            Command::ApplyPattern { side, file, link } => match crowdpatch::model::load_pattern(&file) {
+            Command::ApplyPattern { side, file, link } => match crowdpatch::document::load_pattern(&file) {
                 Ok(p) => {
                     if p.length != self.doc.size || p.period != self.doc.period {
                         self.fail(format!(
@@ -639,8 +640,8 @@ impl EditorApp {
             Command::SaveSideAsPattern { side, file } => {
                 let view = edit::side_view(&self.doc, side, &base);
                 let mut p = view.pattern;
-                p.name = Some(crowdpatch::model::file_stem(&file));
-                match crowdpatch::model::save_pattern(&p, &file) {
+                p.name = Some(crowdpatch::document::file_stem(&file));
+                match crowdpatch::document::save_pattern(&p, &file) {
                     Ok(()) => {
                         self.say(format!("saved the {side} side as {}", file.display()));
                         self.library = library::scan(&self.library_dir);
@@ -731,7 +732,7 @@ impl EditorApp {
                         self.load(a.document.clone(), a.file.clone());
                         // Recovered work is unsaved: compare with the file on disk.
                         self.saved = match &a.file {
-                            Some(f) => crowdpatch::model::read_patch_document(f)
+                            Some(f) => crowdpatch::document::read_patch_document(f)
                                 .map(|d| d.0)
                                 .unwrap_or_else(|_| new_document()),
                             None => new_document(),
@@ -799,7 +800,7 @@ impl EditorApp {
     }
 
     fn open_now(&mut self, p: &Path) {
-        match crowdpatch::model::read_patch_document(p) {
+        match crowdpatch::document::read_patch_document(p) {
             Ok((doc, unknown)) => {
                 self.load(doc, Some(p.to_path_buf()));
                 if let Err(e) = files::push_recent(&self.state_dir, &mut self.recent, p) {
@@ -808,7 +809,7 @@ impl EditorApp {
                 if unknown.is_empty() {
                     self.say(format!("opened {}", p.display()));
                 } else {
-                    let list: Vec<String> = unknown.iter().map(|u| u.path.clone()).collect();
+                    let list: Vec<String> = unknown.iter().map(|u| u.path.to_string()).collect();
                     self.fail(format!(
                         "opened {}; unknown fields are ignored and will be dropped on save: {}",
                         p.display(),
@@ -982,7 +983,7 @@ impl EditorApp {
         let stem = self
             .file
             .as_deref()
-            .map(crowdpatch::model::file_stem)
+            .map(crowdpatch::document::file_stem)
             .or_else(|| self.doc.name.clone())
             .unwrap_or_else(|| "patch".into());
         let purpose = if png { DialogPurpose::ExportPng } else { DialogPurpose::ExportGlb };
@@ -1362,7 +1363,7 @@ impl EditorApp {
             return;
         };
         let m = &r.bake.metrics;
-        let two_r = 2.0 * r.baked.agent_radius;
+        let two_r = 2.0 * r.baked.header.agent_radius;
         let fmt = |v: Option<f64>| v.map_or("–".to_string(), |d| format!("{d:.3} m"));
         let t = &r.bake.timings;
         egui::Grid::new("metrics").num_columns(2).striped(true).show(ui, |ui| {
@@ -1387,7 +1388,7 @@ impl EditorApp {
                 ui,
                 "obstacle clearance",
                 fmt(m.obstacle_clearance),
-                m.obstacle_clearance.is_some_and(|d| d < r.baked.agent_radius - 1e-9),
+                m.obstacle_clearance.is_some_and(|d| d < r.baked.header.agent_radius - 1e-9),
             );
             row(ui, "seam clearance", fmt(m.seam_clearance), false);
             row(
@@ -1446,7 +1447,7 @@ impl EditorApp {
             return;
         }
         for p in self.problems.clone() {
-            let target = edit::problem_target(&p.path);
+            let target = edit::problem_target(&p.path.to_string());
             let text = format!("{} {}", p.path, p.message);
             let r = ui.add(egui::Label::new(RichText::new(text).color(view::PROBLEM)).sense(Sense::click()));
             if r.clicked() {
@@ -1687,7 +1688,7 @@ impl EditorApp {
                         };
                         for a in agents {
                             let pts: Vec<_> = a.path.points.iter().map(|c| ([c.p.x, c.p.y], c.t)).collect();
-                            view::draw_path(painter, xf, &pts, r.baked.period, w, alpha, true);
+                            view::draw_path(painter, xf, &pts, r.baked.header.period, w, alpha, true);
                         }
                     }
                 }
@@ -1696,7 +1697,7 @@ impl EditorApp {
                         for c in &r.bake.remaining {
                             painter.circle_stroke(
                                 xf.to_screen([c.position.x, c.position.y]),
-                                xf.len(r.baked.agent_radius * 1.6),
+                                xf.len(r.baked.header.agent_radius * 1.6),
                                 Stroke::new(2.0, view::PROBLEM),
                             );
                         }
@@ -1720,10 +1721,10 @@ impl EditorApp {
         offset: [f64; 2],
     ) {
         let now = view::agents_at(baked, self.time);
-        let hit = view::touching(&now, baked.agent_radius);
+        let hit = view::touching(&now, baked.header.agent_radius);
         for ((i, p, h), hit) in now.iter().zip(hit) {
             let c = view::agent_colour(&baked.agents[*i], *i);
-            view::draw_agent(painter, xf, [p[0] + offset[0], p[1] + offset[1]], *h, baked.agent_radius, c, hit);
+            view::draw_agent(painter, xf, [p[0] + offset[0], p[1] + offset[1]], *h, baked.header.agent_radius, c, hit);
         }
     }
 
@@ -1793,7 +1794,7 @@ impl EditorApp {
                         for a in &r.bake.agents {
                             let pts: Vec<_> =
                                 a.path.points.iter().map(|c| ([c.p.x + off[0], c.p.y + off[1]], c.t)).collect();
-                            view::draw_path(painter, xf, &pts, r.baked.period, 1.2, 90, false);
+                            view::draw_path(painter, xf, &pts, r.baked.header.period, 1.2, 90, false);
                         }
                     }
                     self.draw_agents(painter, xf, &r.baked, off);

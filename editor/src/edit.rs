@@ -60,7 +60,7 @@ pub fn side_view(doc: &PatchDocument, side: Side, base_dir: &Path) -> SideView {
     match doc.sides.get(side) {
         None => SideView { pattern: empty, source: SideSource::Empty },
         Some(d) => match &d.pattern {
-            Some(rel) => match crowdpatch::model::load_pattern(&base_dir.join(rel)) {
+            Some(rel) => match crowdpatch::document::load_pattern(&base_dir.join(rel)) {
                 Ok(p) => SideView { pattern: p, source: SideSource::File(rel.clone()) },
                 Err(e) => SideView {
                     pattern: empty,
@@ -493,7 +493,7 @@ mod tests {
             entries: vec![BoundaryPoint { s: 2.0, t: 1.0, velocity: Some([0.3, 1.2]) }],
             exits: vec![BoundaryPoint { s: 9.0, t: 4.0, velocity: None }],
         };
-        crowdpatch::model::save_pattern(&pattern, &dir.path().join("p.pattern.json")).unwrap();
+        crowdpatch::document::save_pattern(&pattern, &dir.path().join("p.pattern.json")).unwrap();
         let mut d = doc();
         d.sides.east = Some(SideDocument { pattern: Some("p.pattern.json".into()), ..Default::default() });
         // Another side's exit keeps parity.

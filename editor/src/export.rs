@@ -4,11 +4,6 @@
 use crowdpatch::bake::Bake;
 use std::path::Path;
 
-// The CLI's preview figure (the seed paper's Figure 7 layout), shared so that
-// the editor's PNG is the command line's PNG.
-#[path = "../../src/cli/preview.rs"]
-mod preview;
-
 /// Writes the baked GLB of `bake` to `file`, atomically.
 ///
 /// # Errors
@@ -23,6 +18,6 @@ pub fn write_glb(bake: &Bake, file: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// Drawing and I/O errors, with the file named.
 pub fn write_png(bake: &Bake, file: &Path) -> anyhow::Result<()> {
-    let png = preview::render(bake)?;
+    let png = crowdpatch_png::preview::render(bake)?;
     crowdpatch::io::write_atomic(file, &png).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
 }

@@ -18,7 +18,7 @@ impl LibraryEntry {
     pub fn name(&self) -> String {
         match &self.pattern {
             Ok(Pattern { name: Some(n), .. }) => n.clone(),
-            _ => crowdpatch::model::file_stem(&self.file),
+            _ => crowdpatch::document::file_stem(&self.file),
         }
     }
 }
@@ -34,7 +34,7 @@ pub fn scan(dir: &Path) -> Vec<LibraryEntry> {
     files
         .into_iter()
         .map(|file| {
-            let pattern = crowdpatch::model::load_pattern(&file).map_err(|e| e.to_string());
+            let pattern = crowdpatch::document::load_pattern(&file).map_err(|e| e.to_string());
             LibraryEntry { file, pattern }
         })
         .collect()

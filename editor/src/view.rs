@@ -231,7 +231,7 @@ pub fn draw_path(
 /// The position and heading of every visible agent instance at play time
 /// `tau` `[s]`: `(agent index, position [m], heading [rad])`.
 pub fn agents_at(baked: &BakedPatch, tau: f64) -> Vec<(usize, [f64; 2], f64)> {
-    let period = baked.period;
+    let period = baked.header.period;
     let mut out = Vec::new();
     for (i, a) in baked.agents.iter().enumerate() {
         if a.keys.len() < 2 {

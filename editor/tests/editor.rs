@@ -265,7 +265,10 @@ fn an_invalid_document_shows_its_problems_where_they_are_and_cannot_bake() {
     click(&mut h, q);
     let problems = &h.state().problems;
     let id = PointId { side: Side::North, direction: Direction::Entry, index: 0 };
-    assert!(problems.iter().any(|p| edit::problem_target(&p.path) == edit::ProblemTarget::Point(id)), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| edit::problem_target(&p.path.to_string()) == edit::ProblemTarget::Point(id)),
+        "{problems:?}"
+    );
     assert!(h.state().resolved.is_none());
     h.state_mut().run_command(Command::Bake);
     assert!(!h.state().baking());
@@ -290,7 +293,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
     assert!(!h.state().dirty());
-    let (saved, unknown) = crowdpatch::model::read_patch_document(&file).unwrap();
+    let (saved, unknown) = crowdpatch::document::read_patch_document(&file).unwrap();
     assert!(unknown.is_empty());
     assert_eq!(saved, h.state().doc);
     assert_eq!(saved.obstacles.len(), original.obstacles.len() + 1);
@@ -305,7 +308,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     let moved = sub.join("avenue-copy.patch.json");
     h.state_mut().run_command(Command::SaveAs(moved.clone()));
     let a = PatchDocument::from_json(&std::fs::read_to_string(&avenue).unwrap()).unwrap().0;
-    let b = crowdpatch::model::load_patch(&moved).unwrap();
+    let b = crowdpatch::load_patch(&moved).unwrap();
     assert_eq!(a.resolve(None, avenue.parent().unwrap()).unwrap().crossings(), b.crossings());
 
     // Unsaved changes: New asks; Cancel keeps the document, Don't save drops it.
@@ -327,7 +330,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     assert_eq!(h.state().doc, PatchDocument::new(16.0, 10.0));
     assert!(h.state().file.is_none());
     // The file on disk was not touched by the discarded edit.
-    assert_ne!(crowdpatch::model::read_patch_document(&moved).unwrap().0, edited);
+    assert_ne!(crowdpatch::document::read_patch_document(&moved).unwrap().0, edited);
 }
 
 #[test]
@@ -371,7 +374,7 @@ fn autosave_after_a_crash_is_offered_and_recovers_the_work() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
     assert!(!crowdpatch_editor::files::autosave_path(home.path()).exists());
-    assert_eq!(crowdpatch::model::read_patch_document(&file).unwrap().0, edited);
+    assert_eq!(crowdpatch::document::read_patch_document(&file).unwrap().0, edited);
 }
 
 #[test]
@@ -384,12 +387,12 @@ fn library_patterns_apply_to_a_side_and_a_side_saves_as_a_pattern() {
     assert_eq!(h.state().library_dir, edit::absolute(&ws.path().join("patterns")));
     // Apply "sparse" to the south side (the side picked in the panel).
     let sparse = ws.path().join("patterns/sparse.pattern.json");
-    let pattern = crowdpatch::model::load_pattern(&sparse).unwrap();
+    let pattern = crowdpatch::document::load_pattern(&sparse).unwrap();
     let apply = h.get_all_by_label("Apply").next().expect("an Apply button").rect().center();
     // The first entry in name order is avenue-in; use the command for sparse
     // and the button for the first one.
     click(&mut h, apply);
-    let avenue_in = crowdpatch::model::load_pattern(&ws.path().join("patterns/avenue-in.pattern.json")).unwrap();
+    let avenue_in = crowdpatch::document::load_pattern(&ws.path().join("patterns/avenue-in.pattern.json")).unwrap();
     assert_eq!(h.state().sides()[0].pattern.entries, avenue_in.entries);
     h.state_mut().queue(Command::ApplyPattern { side: Side::East, file: sparse.clone(), link: true });
     h.run();
@@ -399,7 +402,7 @@ fn library_patterns_apply_to_a_side_and_a_side_saves_as_a_pattern() {
     // Save the west side as a pattern; it loads back equal (side frame).
     let out = ws.path().join("patterns/west.pattern.json");
     h.state_mut().run_command(Command::SaveSideAsPattern { side: Side::West, file: out.clone() });
-    let back = crowdpatch::model::load_pattern(&out).unwrap();
+    let back = crowdpatch::document::load_pattern(&out).unwrap();
     assert_eq!(back.entries, h.state().sides()[3].pattern.entries);
     assert_eq!(back.exits, h.state().sides()[3].pattern.exits);
 }
@@ -479,7 +482,7 @@ fn auto_rebake_runs_once_edits_settle_and_follows_the_document() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     assert!(baked, "an automatic bake of the edited document arrived");
-    assert_eq!(h.state().result.as_ref().unwrap().baked.seed, 7);
+    assert_eq!(h.state().result.as_ref().unwrap().baked.header.seed, 7);
 }
 
 #[test]

@@ -75,6 +75,11 @@ impl Side {
         }
     }
 
+    /// The side of a lower-case [`Side::name`], or `None`.
+    pub fn from_name(name: &str) -> Option<Side> {
+        Side::ALL.into_iter().find(|s| s.name() == name)
+    }
+
     /// Unit direction of increasing arc position `s` (patch frame).
     pub fn direction(self) -> [f64; 2] {
         match self {
@@ -431,24 +436,35 @@ pub struct Metrics {
     pub animation: Option<AnimationMetrics>,
 }
 
+/// The parameters every patch carries, from its document through the bake
+/// to the baked file (flattened into [`BakedPatch`] and [`SceneExtras`]).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct PatchHeader {
+    /// Name of the patch (may be empty).
+    pub name: String,
+    /// Side length L of the square `[m]` `[Limit: > 0]`.
+    pub size: f64,
+    /// Period π of the motion `[s]` `[Limit: > 0]`.
+    pub period: f64,
+    /// Agent radius r `[m]` `[Limit: 0 < r < L/4]`; agents are collision-free
+    /// when their centres stay 2r apart.
+    pub agent_radius: f64,
+    /// Comfort speed u_cft `[m/s]` `[Limit: > 0]`.
+    pub comfort_speed: f64,
+    /// Seed of the bake's random choices.
+    pub seed: u64,
+}
+
 /// A baked crowd patch: everything a game needs to play it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct BakedPatch {
     /// Format version, [`FORMAT_VERSION`].
     pub format: u32,
-    /// Name of the patch.
-    pub name: String,
-    /// Side length L of the square `[m]`.
-    pub size: f64,
-    /// Period π of the motion `[s]`.
-    pub period: f64,
-    /// Agent radius r `[m]`.
-    pub agent_radius: f64,
-    /// Comfort speed u_cft `[m/s]`.
-    pub comfort_speed: f64,
-    /// Seed of the bake's random choices.
-    pub seed: u64,
+    /// Name, side length, period, agent radius, comfort speed and seed.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub header: PatchHeader,
     /// The four patterns as baked, velocities included (patch frame).
     pub patterns: Sides<BakedPattern>,
     /// Static obstacles.
@@ -489,18 +505,9 @@ pub struct AgentExtras {
 pub struct SceneExtras {
     /// Format version, [`FORMAT_VERSION`].
     pub format: u32,
-    /// Name of the patch.
-    pub name: String,
-    /// Side length L `[m]`.
-    pub size: f64,
-    /// Period π `[s]`.
-    pub period: f64,
-    /// Agent radius r `[m]`.
-    pub agent_radius: f64,
-    /// Comfort speed u_cft `[m/s]`.
-    pub comfort_speed: f64,
-    /// Seed of the bake.
-    pub seed: u64,
+    /// Name, side length, period, agent radius, comfort speed and seed.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub header: PatchHeader,
     /// The four baked patterns, velocities included (patch frame).
     pub patterns: Sides<BakedPattern>,
     /// Static obstacles (patch frame).

@@ -28,7 +28,7 @@
 //!
 //! ## Example
 //! ```
-//! use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Metrics, PathKey, Sides};
+//! use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Metrics, PatchHeader, PathKey, Sides};
 //! use crowdpatch_runtime::{Placement, Poses, Tile, FORMAT_VERSION};
 //!
 //! let walker = BakedAgent {
@@ -40,8 +40,10 @@
 //!     ],
 //! };
 //! let patch = BakedPatch {
-//!     format: FORMAT_VERSION, name: "loop".into(), size: 16.0, period: 10.0,
-//!     agent_radius: 0.3, comfort_speed: 1.33, seed: 0, patterns: Sides::default(),
+//!     format: FORMAT_VERSION,
+//!     header: PatchHeader { name: "loop".into(), size: 16.0, period: 10.0,
+//!                           agent_radius: 0.3, comfort_speed: 1.33, seed: 0 },
+//!     patterns: Sides::default(),
 //!     obstacles: vec![], agents: vec![walker], metrics: Metrics::default(), skeletal: None,
 //! };
 //! let tile = Tile::from_baked(&patch);
@@ -70,7 +72,7 @@ pub mod world;
 pub use error::{LoadError, WorldError};
 pub use format::{
     AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,
-    PathKey, PointRef, SceneExtras, Side, Sides,
+    PatchHeader, PathKey, PointRef, SceneExtras, Side, Sides,
 };
 #[cfg(feature = "glb")]
 pub use load::MAX_INSTANCES;

@@ -114,9 +114,9 @@ fn parse_extras(value: &serde_json::Value) -> Result<SceneExtras, LoadError> {
             Err(LoadError::extras(name, format!("= {v} must be finite, > 0 and ≤ 1e6")))
         }
     };
-    positive("size", extras.size)?;
-    positive("period", extras.period)?;
-    positive("agent_radius", extras.agent_radius)?;
+    positive("size", extras.header.size)?;
+    positive("period", extras.header.period)?;
+    positive("agent_radius", extras.header.agent_radius)?;
     let instances: usize = extras.agents.iter().map(|a| a.nodes.len()).sum();
     if instances > MAX_INSTANCES {
         return Err(LoadError::extras("agents", format!("list {instances} instances, more than {MAX_INSTANCES}")));
@@ -161,7 +161,7 @@ fn footsteps(value: &serde_json::Value, agents: usize) -> Result<Option<Vec<Vec<
 
 /// The root-motion track (and joint clip) of every instance, in agent order.
 fn tracks(root: &Root, bin: Option<&[u8]>, extras: &SceneExtras) -> Result<Vec<Track>, LoadError> {
-    let period = extras.period as f32;
+    let period = extras.header.period as f32;
     let node_count = root.nodes.len();
     let animation_index = match root.animations.iter().position(|a| a.name.as_deref() == Some("loop")) {
         Some(i) => Some(i),

@@ -290,7 +290,7 @@ impl Tile {
     /// Builds a tile from per-instance tracks (in instance order, agents in
     /// order) and the extras; computes the gait cycles.
     pub(crate) fn build(extras: SceneExtras, mut tracks: Vec<Track>, footsteps: Option<Vec<Vec<f64>>>) -> Tile {
-        let period = extras.period;
+        let period = extras.header.period;
         let phase_source = if footsteps.is_some() { PhaseSource::Footsteps } else { PhaseSource::DistanceWalked };
         // Gait cycles per key.
         let mut cycles: Vec<Vec<f32>> = tracks.iter().map(|t| vec![0.0; t.times.len()]).collect();
@@ -390,7 +390,7 @@ impl Tile {
     /// The patch is assumed valid (as a bake produces it): at least two keys
     /// per agent, increasing times. An agent with fewer keys is skipped.
     pub fn from_baked(patch: &BakedPatch) -> Tile {
-        let period = patch.period;
+        let period = patch.header.period;
         let mut tracks = Vec::new();
         let mut agents = Vec::with_capacity(patch.agents.len());
         for (a, agent) in patch.agents.iter().enumerate() {
@@ -454,12 +454,7 @@ impl Tile {
         }
         let extras = SceneExtras {
             format: patch.format,
-            name: patch.name.clone(),
-            size: patch.size,
-            period: patch.period,
-            agent_radius: patch.agent_radius,
-            comfort_speed: patch.comfort_speed,
-            seed: patch.seed,
+            header: patch.header.clone(),
             patterns: patch.patterns.clone(),
             obstacles: patch.obstacles.clone(),
             agents,
@@ -484,22 +479,22 @@ impl Tile {
 
     /// Name of the patch.
     pub fn name(&self) -> &str {
-        &self.extras.name
+        &self.extras.header.name
     }
 
     /// Side length L `[m]`.
     pub fn size(&self) -> f64 {
-        self.extras.size
+        self.extras.header.size
     }
 
     /// Period π `[s]`.
     pub fn period(&self) -> f64 {
-        self.extras.period
+        self.extras.header.period
     }
 
     /// Agent radius r `[m]`.
     pub fn agent_radius(&self) -> f64 {
-        self.extras.agent_radius
+        self.extras.header.agent_radius
     }
 
     /// Number of agent instances `n`: the length of a sample.
@@ -561,7 +556,7 @@ impl Tile {
     /// Play time `τ` `[s]` in `[0, π)` of time `t` `[s]` (any real).
     #[inline]
     pub fn play_time(&self, t: f64) -> f32 {
-        let tau = t.rem_euclid(self.extras.period) as f32;
+        let tau = t.rem_euclid(self.extras.header.period) as f32;
         if tau >= self.period32 || tau.is_nan() { 0.0 } else { tau }
     }
 
@@ -683,7 +678,7 @@ impl Tile {
         if !(t >= start && t <= end) {
             return None;
         }
-        let period = self.extras.period;
+        let period = self.extras.header.period;
         let mut k = (t / period).floor() as i64;
         let mut tau = t - k as f64 * period;
         // The end of an interval on kπ belongs to the previous window.
@@ -715,18 +710,20 @@ pub struct TileCursor {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::format::{AgentKind, BakedAgent, Metrics, PathKey, Sides};
+    use crate::format::{AgentKind, BakedAgent, Metrics, PatchHeader, PathKey, Sides};
     use crate::pose::Poses;
 
     pub(crate) fn patch(agents: Vec<BakedAgent>) -> BakedPatch {
         BakedPatch {
             format: crate::FORMAT_VERSION,
-            name: "t".into(),
-            size: 16.0,
-            period: 10.0,
-            agent_radius: 0.3,
-            comfort_speed: 1.33,
-            seed: 0,
+            header: PatchHeader {
+                name: "t".into(),
+                size: 16.0,
+                period: 10.0,
+                agent_radius: 0.3,
+                comfort_speed: 1.33,
+                seed: 0,
+            },
             patterns: Sides::default(),
             obstacles: vec![],
             agents,

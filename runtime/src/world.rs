@@ -115,14 +115,14 @@ impl World {
                 });
                 continue;
             };
-            if a.size != self.size || a.period != self.period {
+            if a.header.size != self.size || a.header.period != self.period {
                 out.push(Mismatch {
                     cell: [i, j],
                     side: None,
                     neighbour: None,
                     problem: SeamProblem::SizeOrPeriod {
-                        size: a.size,
-                        period: a.period,
+                        size: a.header.size,
+                        period: a.header.period,
                         world_size: self.size,
                         world_period: self.period,
                     },
@@ -134,7 +134,8 @@ impl World {
                 let neighbour = self.neighbour(i, j, side);
                 let other =
                     neighbour.and_then(|[ni, nj]| self.get(ni, nj)).and_then(|c| tiles.get(c.tile).map(|t| (c, *t)));
-                let Some((bc, b)) = other.filter(|(_, b)| b.size == self.size && b.period == self.period) else {
+                let Some((bc, b)) = other.filter(|(_, b)| b.header.size == self.size && b.header.period == self.period)
+                else {
                     let points = pa.entries.len() + pa.exits.len();
                     if points > 0 && neighbour.and_then(|[ni, nj]| self.get(ni, nj)).is_none() {
                         out.push(Mismatch {

@@ -218,7 +218,7 @@ pub struct Ghost {
 /// The ghosts of every boundary point of `patch`; `owner_of` gives the agent
 /// crossing each point.
 pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
-    let depth = 2.0 * patch.agent_radius;
+    let depth = 2.0 * patch.header.agent_radius;
     patch
         .crossings()
         .into_iter()
@@ -232,7 +232,7 @@ pub fn ghosts(patch: &Patch, agents: &[Agent]) -> Vec<Ghost> {
                     Direction::Exit => a.exit.filter(|x| x.side == c.side && x.index == c.index).map(|_| a.path.end()),
                 }?;
                 // agent(T) is the ghost at c.t: T + kπ = c.t.
-                Some((i, ((c.t - crossing_time) / patch.period).round() as i64))
+                Some((i, ((c.t - crossing_time) / patch.header.period).round() as i64))
             });
             let fixed = |p, t| ControlPoint { p, t, kind: PointKind::Boundary };
             Ghost { crossing: c, owner, path: Path { points: vec![fixed(p0, t0), fixed(p1, t1)], looped: false } }
@@ -302,16 +302,16 @@ impl CollisionParams {
     /// Parameters from a patch's values and solver options.
     pub fn from_patch(patch: &Patch) -> CollisionParams {
         CollisionParams {
-            radius: patch.agent_radius,
-            size: patch.size,
-            period: patch.period,
+            radius: patch.header.agent_radius,
+            size: patch.header.size,
+            period: patch.header.period,
             margin: patch.solver.margin,
             max_iterations: patch.solver.max_iterations,
             merge_interval: patch.solver.merge_interval,
             method: patch.solver.method,
-            comfort_speed: patch.comfort_speed,
+            comfort_speed: patch.header.comfort_speed,
             stub_depth: patch.stub_depth(),
-            seed: patch.seed,
+            seed: patch.header.seed,
         }
     }
 }
@@ -578,9 +578,9 @@ pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
     conflicts_of(
         &patch.crossings(),
         patch.stub_depth(),
-        patch.agent_radius,
-        patch.period,
-        max_walking_speed(patch.comfort_speed),
+        patch.header.agent_radius,
+        patch.header.period,
+        max_walking_speed(patch.header.comfort_speed),
     )
 }
 

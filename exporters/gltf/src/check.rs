@@ -76,17 +76,17 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
         return Err(ExportError::UnsupportedFormat { found: patch.format, expected: FORMAT_VERSION });
     }
     let metres = (0.0, MAX_COORDINATE);
-    parameter("size", patch.size, metres, "finite, > 0 and ≤ 1e6 m")?;
+    parameter("size", patch.header.size, metres, "finite, > 0 and ≤ 1e6 m")?;
     let (min, max) = PERIOD_RANGE;
-    if !(patch.period >= min && patch.period <= max) {
+    if !(patch.header.period >= min && patch.header.period <= max) {
         return Err(ExportError::InvalidParameter {
             field: "period",
-            value: patch.period,
+            value: patch.header.period,
             expected: "finite, ≥ 0.001 s and ≤ 1e6 s",
         });
     }
-    parameter("agent_radius", patch.agent_radius, metres, "finite, > 0 and ≤ 1e6 m")?;
-    parameter("comfort_speed", patch.comfort_speed, (0.0, f64::MAX), "finite and > 0")?;
+    parameter("agent_radius", patch.header.agent_radius, metres, "finite, > 0 and ≤ 1e6 m")?;
+    parameter("comfort_speed", patch.header.comfort_speed, (0.0, f64::MAX), "finite and > 0")?;
     patterns(&patch.patterns)?;
     for (i, obstacle) in patch.obstacles.iter().enumerate() {
         self::obstacle(i, obstacle)?;
@@ -117,7 +117,7 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
             }
         }
         let (start, end) = (keys[0].t, keys[keys.len() - 1].t);
-        let (a, b) = (start / patch.period, end / patch.period);
+        let (a, b) = (start / patch.header.period, end / patch.header.period);
         // An upper bound of the instance count, computed without integer
         // casts, so that `BakedAgent::instances` cannot overflow.
         let too_far = a.abs() > MAX_PERIODS_FROM_ZERO || b.abs() > MAX_PERIODS_FROM_ZERO;
@@ -127,11 +127,11 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
                 agent: i,
                 start,
                 end,
-                period: patch.period,
+                period: patch.header.period,
                 max: MAX_INSTANCES_PER_AGENT,
             });
         }
-        instances += agent.instances(patch.period).count();
+        instances += agent.instances(patch.header.period).count();
     }
     if instances > MAX_INSTANCES {
         return Err(ExportError::TooManyInstances { count: instances, max: MAX_INSTANCES });

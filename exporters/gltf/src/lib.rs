@@ -54,17 +54,19 @@
 //! ## Example
 //! ```
 //! use crowdpatch_gltf::{GlbOptions, write_glb};
-//! use crowdpatch_runtime::format::{BakedPatch, Metrics, Sides};
+//! use crowdpatch_runtime::format::{BakedPatch, Metrics, PatchHeader, Sides};
 //! use crowdpatch_runtime::FORMAT_VERSION;
 //!
 //! let patch = BakedPatch {
 //!     format: FORMAT_VERSION,
-//!     name: "empty".into(),
-//!     size: 16.0,
-//!     period: 10.0,
-//!     agent_radius: 0.3,
-//!     comfort_speed: 1.33,
-//!     seed: 7,
+//!     header: PatchHeader {
+//!         name: "empty".into(),
+//!         size: 16.0,
+//!         period: 10.0,
+//!         agent_radius: 0.3,
+//!         comfort_speed: 1.33,
+//!         seed: 7,
+//!     },
 //!     patterns: Sides::default(),
 //!     obstacles: vec![],
 //!     agents: vec![],
@@ -202,18 +204,13 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         roots.push(placeholder_node(&mut b)?);
     }
     if animation.is_empty() {
-        hold_still(&mut b, &mut animation, roots[0], patch.period);
+        hold_still(&mut b, &mut animation, roots[0], patch.header.period);
     }
     animation.finish(&mut b, ANIMATION_NAME);
 
     let extras = SceneExtras {
         format: FORMAT_VERSION,
-        name: patch.name.clone(),
-        size: patch.size,
-        period: patch.period,
-        agent_radius: patch.agent_radius,
-        comfort_speed: patch.comfort_speed,
-        seed: patch.seed,
+        header: patch.header.clone(),
         patterns: patch.patterns.clone(),
         obstacles: patch.obstacles.clone(),
         agents,
@@ -223,7 +220,7 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
     let scene = b.root.push(json::Scene {
         extensions: None,
         extras: Some(scene_extras(&extras)?),
-        name: Some(patch.name.clone()).filter(|n| !n.is_empty()),
+        name: Some(patch.header.name.clone()).filter(|n| !n.is_empty()),
         nodes: roots,
     });
     b.root.scene = Some(scene);
@@ -250,15 +247,15 @@ fn agent_nodes(
     if patch.agents.is_empty() {
         return Vec::new();
     }
-    let body = geometry::agent_body(patch.agent_radius, options.agent_height, AGENT_SEGMENTS);
+    let body = geometry::agent_body(patch.header.agent_radius, options.agent_height, AGENT_SEGMENTS);
     let material = b.material("agent", AGENT_COLOUR);
     let mesh = b.mesh("agent".to_owned(), &body, material);
     let mut records = Vec::with_capacity(patch.agents.len());
     for (i, agent) in patch.agents.iter().enumerate() {
-        let instances = agent.instances(patch.period);
+        let instances = agent.instances(patch.header.period);
         let mut nodes = Vec::with_capacity(instances.clone().count());
         for k in instances.clone() {
-            let track = InstanceTrack::new(agent, k, patch.period);
+            let track = InstanceTrack::new(agent, k, patch.header.period);
             let node = b.root.push(json::Node {
                 mesh: Some(mesh),
                 name: Some(format!("agent {i} instance {k}")),
@@ -306,7 +303,7 @@ fn obstacle_nodes(
 /// The ground quad's node.
 fn ground_node(b: &mut Builder, patch: &BakedPatch) -> json::Index<json::Node> {
     let material = b.material("ground", GROUND_COLOUR);
-    let mesh = b.mesh("ground".to_owned(), &geometry::ground(patch.size), material);
+    let mesh = b.mesh("ground".to_owned(), &geometry::ground(patch.header.size), material);
     b.root.push(json::Node { mesh: Some(mesh), name: Some("ground".to_owned()), ..Default::default() })
 }
 

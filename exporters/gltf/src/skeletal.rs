@@ -59,10 +59,10 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
     if c.primitives.is_empty() {
         return Err(bad("skeletal.character.primitives", "the character has no mesh"));
     }
-    if !(sk.sample_interval > 0.0 && sk.sample_interval <= patch.period) {
+    if !(sk.sample_interval > 0.0 && sk.sample_interval <= patch.header.period) {
         return Err(bad("skeletal.sample_interval", format!("= {} is not in (0, period]", sk.sample_interval)));
     }
-    let per = patch.period / sk.sample_interval;
+    let per = patch.header.period / sk.sample_interval;
     if (per - per.round()).abs() > 1e-6 || per.round() > 100_000.0 {
         return Err(bad("skeletal.sample_interval", "must divide the period into at most 100000 samples"));
     }
@@ -175,10 +175,10 @@ pub(crate) fn agent_nodes(
     let mut skins: Vec<json::Skin> = Vec::new();
     let mut mesh_nodes = Vec::new();
     for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
-        let instances = agent.instances(patch.period);
+        let instances = agent.instances(patch.header.period);
         let mut nodes = Vec::new();
         for k in instances.clone() {
-            let track = InstanceTrack::new(agent, k, patch.period);
+            let track = InstanceTrack::new(agent, k, patch.header.period);
             let node = b.root.push(json::Node {
                 name: Some(format!("agent {i} instance {k}")),
                 translation: Some(track.translations[0]),
@@ -188,7 +188,7 @@ pub(crate) fn agent_nodes(
             });
             animation.instance(b, node, &track);
             // The keys of this window of play time: (τ, sample index).
-            let window = window_keys(&anim.times, k, patch.period);
+            let window = window_keys(&anim.times, k, patch.header.period);
             let tau: Vec<f32> = window.iter().map(|w| w.0).collect();
             let input = animation.input(b, &tau);
             let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);

@@ -144,12 +144,7 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras {
     SceneExtras {
         format: patch.format,
-        name: patch.name.clone(),
-        size: patch.size,
-        period: patch.period,
-        agent_radius: patch.agent_radius,
-        comfort_speed: patch.comfort_speed,
-        seed: patch.seed,
+        header: patch.header.clone(),
         patterns: patch.patterns.clone(),
         obstacles: patch.obstacles.clone(),
         agents,
@@ -162,7 +157,7 @@ fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras 
 fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
     let rb = ReadBack::new(glb);
     let extras = rb.extras();
-    let period = patch.period;
+    let period = patch.header.period;
 
     // Extras: one record per agent, instances as `instances()` says, node
     // names to match; the rest copied from the patch.
@@ -325,7 +320,7 @@ fn full_patch_plays_like_its_paths() {
 #[test]
 fn endogenous_loop_starting_late_is_always_shown_once() {
     let patch = common::loop_only();
-    assert_eq!(patch.agents[0].instances(patch.period), 0..2);
+    assert_eq!(patch.agents[0].instances(patch.header.period), 0..2);
     assert_plays_like_the_patch(&patch, &write(&patch));
 }
 
@@ -376,7 +371,7 @@ fn writing_twice_gives_identical_bytes() {
     for patch in [common::full(), common::loop_only(), common::no_agents(), common::empty()] {
         let a = write(&patch);
         let b = write(&patch.clone());
-        assert!(a == b, "{}: two writes differ", patch.name);
+        assert!(a == b, "{}: two writes differ", patch.header.name);
         assert_eq!(a.len() % 4, 0);
     }
 }
@@ -443,10 +438,10 @@ fn bad_input_is_an_error_not_a_panic() {
 
     // Patch parameters, boundary points, metrics.
     for (field, f) in [
-        ("period", (|p: &mut BakedPatch| p.period = 0.0) as fn(&mut BakedPatch)),
-        ("size", |p| p.size = f64::NAN),
-        ("agent_radius", |p| p.agent_radius = -0.3),
-        ("comfort_speed", |p| p.comfort_speed = f64::INFINITY),
+        ("period", (|p: &mut BakedPatch| p.header.period = 0.0) as fn(&mut BakedPatch)),
+        ("size", |p| p.header.size = f64::NAN),
+        ("agent_radius", |p| p.header.agent_radius = -0.3),
+        ("comfort_speed", |p| p.header.comfort_speed = f64::INFINITY),
     ] {
         assert_rejects(&with(&f), &ok, |e| matches!(e, ExportError::InvalidParameter { field: x, .. } if *x == field));
     }
@@ -531,11 +526,11 @@ fn coordinates_and_periods_out_of_f32_reach_are_errors() {
     );
     for period in [1e-9, 1e9, f64::NAN, -10.0] {
         let mut p = common::full();
-        p.period = period;
+        p.header.period = period;
         assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidParameter { field: "period", .. }));
     }
     let mut p = common::full();
-    p.size = 1e300;
+    p.header.size = 1e300;
     assert_rejects(&p, &ok, |e| matches!(e, ExportError::InvalidParameter { field: "size", .. }));
 }
 
@@ -546,7 +541,7 @@ fn too_many_instances_in_all_is_an_error() {
         kind: crowdpatch_runtime::AgentKind::Endogenous { index: 0 },
         keys: common::path(&[(0.0, [1.0, 1.0]), (9_999.5, [2.0, 1.0])]),
     };
-    assert_eq!(long.instances(p.period).count(), 1000);
+    assert_eq!(long.instances(p.header.period).count(), 1000);
     p.agents = vec![long; crowdpatch_gltf::MAX_INSTANCES / 1000 + 1];
     assert_rejects(&p, &GlbOptions::default(), |e| matches!(e, ExportError::TooManyInstances { .. }));
 }
@@ -596,9 +591,9 @@ fn random_patches_never_panic() {
     let (mut written, mut rejected) = (0, 0);
     for case in 0..3000 {
         let mut p = common::base(&format!("random {case}"));
-        p.period = rng.spoil(10.0);
-        p.size = rng.spoil(16.0);
-        p.agent_radius = rng.spoil(0.3);
+        p.header.period = rng.spoil(10.0);
+        p.header.size = rng.spoil(16.0);
+        p.header.agent_radius = rng.spoil(0.3);
         for _ in 0..rng.below(5) {
             let n = rng.below(8);
             let mut t = rng.range(-5.0, 15.0);
@@ -639,7 +634,7 @@ fn random_patches_never_panic() {
         };
         written += 1;
         let rb = ReadBack::new(&glb);
-        let period32 = p.period as f32;
+        let period32 = p.header.period as f32;
         for channel in rb.animation().channels() {
             let reader = channel.reader(|_| Some(rb.blob.as_slice()));
             let times: Vec<f32> = reader.read_inputs().unwrap().collect();

@@ -15,6 +15,8 @@
 //! - [`render_lines`] draws a [`LineChart`]: a grid of line plots with shaded
 //!   intervals and vertical marks (a character's foot heights over each clip,
 //!   with the detected foot plants and steps).
+//! - With the `bake` feature, `preview` builds the [`StagesFigure`] of a core
+//!   bake (the one place that converts the core's results into figure data).
 //!
 //! Figures are drawn with `plotters` on a supersampled bitmap and downsampled,
 //! so lines and shapes are anti-aliased; text is rasterised with `ab_glyph` in
@@ -51,6 +53,8 @@ mod axis;
 mod canvas;
 mod colour;
 mod lines;
+#[cfg(feature = "bake")]
+pub mod preview;
 mod scatter;
 mod stages;
 

@@ -3,7 +3,8 @@
 
 use crowdpatch_runtime::FORMAT_VERSION;
 use crowdpatch_runtime::format::{
-    AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, Metrics, Obstacle, PathKey, PointRef, Side, Sides,
+    AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, Metrics, Obstacle, PatchHeader, PathKey, PointRef,
+    Side, Sides,
 };
 
 pub const SIZE: f64 = 16.0;
@@ -102,12 +103,14 @@ pub fn obstacles() -> Vec<Obstacle> {
 pub fn base(name: &str) -> BakedPatch {
     BakedPatch {
         format: FORMAT_VERSION,
-        name: name.to_owned(),
-        size: SIZE,
-        period: PERIOD,
-        agent_radius: 0.3,
-        comfort_speed: 1.33,
-        seed: 42,
+        header: PatchHeader {
+            name: name.to_owned(),
+            size: SIZE,
+            period: PERIOD,
+            agent_radius: 0.3,
+            comfort_speed: 1.33,
+            seed: 42,
+        },
         patterns: Sides::default(),
         obstacles: vec![],
         agents: vec![],

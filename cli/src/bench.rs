@@ -1,16 +1,15 @@
 //! `crowdpatch bench --protocol opt --variant raw|separated --solver NAME… --out DIR`
 
-use super::EXIT_OK;
+use crate::exit::EXIT_OK;
+use crate::work;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use crowdpatch::bench::{CSV_HEADER, CaseResult, Protocol, Summary, Variant, run_case, summarise};
 use crowdpatch::model::SolverKind;
 use crowdpatch_png::{LegendPosition, ScatterChart, ScatterPanel, Series, render_scatter};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Benchmark protocol.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -18,39 +17,6 @@ pub enum ProtocolArg {
     /// The seed paper's §4: L = 16 m, π = 10 s, r = 0.3 m, n = 1..50 pairs,
     /// 20 seeded runs each (1000 patches).
     Opt,
-}
-
-/// Placement of boundary points.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum VariantArg {
-    /// Uniform random (side, s, t): many patches are proven infeasible.
-    Raw,
-    /// Points redrawn until every pair is separable.
-    Separated,
-}
-
-/// A collision-removal solver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SolverName {
-    /// The seed paper's Algorithm 2 as written (the baseline).
-    Paper,
-    /// The project's solver.
-    Default,
-    /// The project's solver without its linear-programming refinement.
-    Greedy,
-    /// The original crowd patches' social forces (Yersin et al. 2009).
-    SocialForces,
-}
-
-impl SolverName {
-    fn kind(self) -> SolverKind {
-        match self {
-            SolverName::Paper => SolverKind::Paper,
-            SolverName::Default => SolverKind::Default,
-            SolverName::Greedy => SolverKind::Greedy,
-            SolverName::SocialForces => SolverKind::SocialForces,
-        }
-    }
 }
 
 /// Arguments of `crowdpatch bench`.
@@ -69,11 +35,11 @@ pub struct BenchArgs {
 
     /// How boundary points are placed.
     #[arg(long, value_enum, default_value = "separated")]
-    variant: VariantArg,
+    variant: Variant,
 
     /// Solvers to run side by side on the same patches (default: all).
     #[arg(long, value_enum, num_args = 1.., value_name = "NAME")]
-    solver: Vec<SolverName>,
+    solver: Vec<SolverKind>,
 
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -115,50 +81,25 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let ProtocolArg::Opt = args.protocol;
-    let variant = match args.variant {
-        VariantArg::Raw => Variant::Raw,
-        VariantArg::Separated => Variant::Separated,
-    };
+    let variant = args.variant;
     let protocol = Protocol { n_min: args.n_min, n_max: args.n_max, runs: args.runs, ..Protocol::opt(variant) };
     let mut solvers: Vec<SolverKind> =
-        if args.solver.is_empty() { SolverKind::ALL.to_vec() } else { args.solver.iter().map(|s| s.kind()).collect() };
+        if args.solver.is_empty() { SolverKind::ALL.to_vec() } else { args.solver.clone() };
     solvers.dedup();
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
 
     // Tasks interleave the solvers so that they share the machine's load alike.
     let tasks: Vec<(usize, usize, SolverKind)> =
         protocol.cases().into_iter().flat_map(|(n, run)| solvers.iter().map(move |&s| (n, run, s))).collect();
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(tasks.len() as u64), ProgressDrawTarget::stderr())
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} patches·solvers, eta {eta} {wide_msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(120));
+    let bar = work::progress_bar(tasks.len(), "patches·solvers", args.quiet);
     let load_before = load_average();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
-    let threads = pool.current_num_threads();
+    let workers = work::Workers::new(args.jobs)?;
+    let threads = workers.threads();
     let start = Instant::now();
-    let mut rows: Vec<CaseResult> = pool.install(|| {
-        tasks
-            .par_iter()
-            .map(|&(n, run, s)| {
-                let cap = (s == SolverKind::Paper).then_some(args.paper_cap);
-                let r = run_case(&protocol, n, run, s, cap);
-                bar.inc(1);
-                bar.set_message(format!("n = {n}"));
-                r
-            })
-            .collect()
+    let mut rows: Vec<CaseResult> = workers.map(&tasks, &bar, |&(n, run, s)| {
+        let cap = (s == SolverKind::Paper).then_some(args.paper_cap);
+        bar.set_message(format!("n = {n}"));
+        run_case(&protocol, n, run, s, cap)
     });
     let wall_s = start.elapsed().as_secs_f64();
     bar.finish_and_clear();

@@ -1,32 +1,34 @@
-//! Command-line interface (ripgrep style: `main` → `run() -> Result<ExitCode>`).
+//! The `crowdpatch` command-line tool: bake crowd patches to GLB, validate
+//! documents, inspect characters, compose worlds, run the seed paper's
+//! benchmark. See `crowdpatch --help`.
+//!
+//! Structured as ripgrep is: `main` → `run() -> anyhow::Result<ExitCode>`,
+//! one module per subcommand, the libraries (`crowdpatch`,
+//! `crowdpatch-runtime`, the exporters) doing the work.
+//!
+//! Exit codes ([`exit`]): 0 success; 1 baked, but collisions remain; 2 bad
+//! input or error.
 
 mod bake;
 mod bench;
-pub(crate) mod character;
+mod character;
 mod compose;
-mod preview;
+mod exit;
 mod validate;
+mod work;
 
 use clap::{Parser, Subcommand};
+use exit::{EXIT_ERROR, EXIT_OK};
 use std::process::ExitCode;
-
-/// Exit code: success.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: baked, but collisions remain in at least one patch.
-pub const EXIT_COLLISIONS: u8 = 1;
-/// Exit code: bad input or another error.
-pub const EXIT_ERROR: u8 = 2;
 
 /// Author and bake crowd patches: time-periodic tiles of pedestrian motion
 /// that tile seamlessly.
 #[derive(Debug, Parser)]
-#[command(name = "crowdpatch", version, about, long_about = None, after_help = EXIT_CODES)]
+#[command(name = "crowdpatch", version, about, long_about = None, after_help = exit::EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
-
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 baked, but collisions remain; 2 bad input or error.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -46,7 +48,7 @@ enum Command {
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
 /// code; errors are printed with their whole chain.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -58,7 +60,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            if is_broken_pipe(&e) {
+            if exit::is_broken_pipe(&e) {
                 return ExitCode::from(EXIT_OK);
             }
             eprintln!("error: {e:#}");
@@ -75,8 +77,4 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Compose(args) => compose::run(args),
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }

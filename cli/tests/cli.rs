@@ -92,7 +92,7 @@ fn a_batch_bakes_every_shipped_patch_into_a_directory() {
     let out = run(&refs, dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     for p in &patches {
-        let stem = crowdpatch::model::file_stem(Path::new(p));
+        let stem = crowdpatch::document::file_stem(Path::new(p));
         assert!(dir.path().join(format!("out/{stem}.glb")).is_file(), "{stem}.glb");
         let report: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.path().join(format!("out/{stem}.report.json"))).unwrap())

@@ -1,6 +1,6 @@
 //! `crowdpatch validate FILE...`
 
-use super::{EXIT_ERROR, EXIT_OK};
+use crate::exit::{EXIT_ERROR, EXIT_OK};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,26 +21,31 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for file in &args.files {
         let name = file.to_string_lossy();
-        let result =
-            if name.ends_with(".pattern.json") {
-                crowdpatch::load_pattern(file).map(|p| {
-                    format!(
-                        "{}: ok: pattern, {} entries, {} exits{}",
-                        file.display(),
-                        p.entries.len(),
-                        p.exits.len(),
-                        if p.is_balanced() { ", balanced" } else { "" }
-                    )
-                })
-            } else {
-                crowdpatch::load_patch(file).map(|p| {
+        let result = if name.ends_with(".pattern.json") {
+            crowdpatch::load_pattern(file).map(|p| {
+                format!(
+                    "{}: ok: pattern, {} entries, {} exits{}",
+                    file.display(),
+                    p.entries.len(),
+                    p.exits.len(),
+                    if p.is_balanced() { ", balanced" } else { "" }
+                )
+            })
+        } else {
+            crowdpatch::load_patch(file).map(|p| {
                 let n: usize = crowdpatch::model::Side::ALL.iter().map(|s| p.sides[*s].entries.len()).sum();
                 format!(
                     "{}: ok: patch {:?}, {} m × {} m, period {} s, {n} entry/exit pairs, {} endogenous, {} obstacles",
-                    file.display(), p.name, p.size, p.size, p.period, p.endogenous.len(), p.obstacles.len()
+                    file.display(),
+                    p.header.name,
+                    p.header.size,
+                    p.header.size,
+                    p.header.period,
+                    p.endogenous.len(),
+                    p.obstacles.len()
                 )
             })
-            };
+        };
         match result {
             Ok(line) => writeln!(out, "{line}")?,
             Err(e) => {

@@ -1,11 +1,13 @@
-//! The PNG preview of a bake: its stages side by side, as the seed paper's
-//! Figure 7 — (a) matched paths, (b) after collision removal, (c) smoothed —
-//! coloured by time, with obstacles, boundary points and remaining collisions.
+//! The PNG preview of a bake (feature `bake`): its stages side by side, as
+//! the seed paper's Figure 7 — (a) matched paths, (b) after collision
+//! removal, (c) smoothed — coloured by time, with obstacles, boundary points,
+//! remaining collisions and a caption of the metrics. The command line's
+//! `bake --preview` and the editor's PNG export draw the same figure.
 
+use crate::{CrossingMark, PanelPath, PngError, StagePanel, StagesFigure, render_stages};
 use crowdpatch::bake::Bake;
 use crowdpatch::model::Direction;
 use crowdpatch::trajectory::Agent;
-use crowdpatch_png::{CrossingMark, PanelPath, StagePanel, StagesFigure, render_stages};
 
 fn panel_paths(agents: &[Agent], straight: bool) -> Vec<PanelPath> {
     agents
@@ -20,20 +22,20 @@ pub fn figure(bake: &Bake) -> StagesFigure {
     let m = &bake.metrics;
     let collisions: Vec<[f64; 2]> = bake.remaining.iter().map(|c| [c.position.x, c.position.y]).collect();
     let before: Vec<[f64; 2]> = bake.collision.remaining.iter().map(|c| [c.position.x, c.position.y]).collect();
-    let two_r = 2.0 * p.agent_radius;
+    let two_r = 2.0 * p.header.agent_radius;
     let fmt = |v: Option<f64>| v.map_or("–".to_string(), |d| format!("{d:.3} m"));
     let caption = format!(
         "{name}: {n} agents ({exo} exogenous, {endo} endogenous), L = {l} m, π = {pi} s, r = {r} m, seed {seed}, {mode:?} matching, {solver:?} solver\n\
          {state} after {it} iterations: min separation {sep} (2r = {two_r} m), obstacle clearance {obs}, seam clearance {seam}\n\
          speed mean {mean:.2} m/s (p5 {p5:.2}, p95 {p95:.2}, max {max:.2}), mean |u − u_cft| {dev:.2} m/s; turn rate p95 {tp95:.2} rad/s (max {tmax:.1}); coverage {cov:.0}%",
-        name = p.name,
+        name = p.header.name,
         n = bake.agents.len(),
         exo = bake.pairs.len(),
         endo = p.endogenous.len(),
-        l = p.size,
-        pi = p.period,
-        r = p.agent_radius,
-        seed = p.seed,
+        l = p.header.size,
+        pi = p.header.period,
+        r = p.header.agent_radius,
+        seed = p.header.seed,
         mode = p.solver.matching,
         solver = p.solver.method,
         state = if bake.converged() {
@@ -113,9 +115,9 @@ pub fn figure(bake: &Bake) -> StagesFigure {
         ));
     }
     StagesFigure {
-        size: p.size,
-        period: p.period,
-        agent_radius: p.agent_radius,
+        size: p.header.size,
+        period: p.header.period,
+        agent_radius: p.header.agent_radius,
         obstacles: p.obstacles.clone(),
         crossings: p
             .crossings()
@@ -133,6 +135,9 @@ pub fn figure(bake: &Bake) -> StagesFigure {
 }
 
 /// PNG bytes of the preview.
-pub fn render(bake: &Bake) -> anyhow::Result<Vec<u8>> {
-    Ok(render_stages(&figure(bake))?)
+///
+/// # Errors
+/// As [`render_stages`].
+pub fn render(bake: &Bake) -> Result<Vec<u8>, PngError> {
+    render_stages(&figure(bake))
 }

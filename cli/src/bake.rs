@@ -1,37 +1,14 @@
 //! `crowdpatch bake PATCH... -o OUT`
 
-use super::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::work;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use crowdpatch::bake::{Bake, BakeObserver, BakeOverrides, Stage};
 use crowdpatch::model::{MatchingMode, Patch, SolverKind};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
+use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
-
-/// Matching of entries to exits.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum MatchingArg {
-    /// Gale–Shapley stable matching, entries proposing (seed paper Algorithm 1).
-    Stable,
-    /// Minimum total score assignment (Kuhn–Munkres).
-    Optimal,
-}
-
-/// Collision-removal solver.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SolverArg {
-    /// The seed paper's Algorithm 2 as written.
-    Paper,
-    /// The project's solver.
-    Default,
-    /// The project's solver without its linear-programming refinement.
-    Greedy,
-    /// The original crowd patches' social forces (Yersin et al. 2009).
-    SocialForces,
-}
 
 /// How agents are animated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,11 +42,11 @@ pub struct BakeArgs {
 
     /// How entries are matched to exits (overrides "solver.matching").
     #[arg(long, value_enum)]
-    matching: Option<MatchingArg>,
+    matching: Option<MatchingMode>,
 
     /// Collision-removal solver (overrides "solver.method").
     #[arg(long, value_enum)]
-    solver: Option<SolverArg>,
+    solver: Option<SolverKind>,
 
     /// Write the JSON report (metrics, matching, remaining collisions, stage
     /// timings): a file for one patch, a directory for several.
@@ -150,7 +127,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     let skeletal = match args.animation {
         AnimationArg::None => None,
         AnimationArg::Skeletal => {
-            let character = super::character::load(&args.character, args.character_height, false)?;
+            let character = crate::character::load(&args.character, args.character_height, false)?;
             if !(args.frame_rate.is_finite() && (1.0..=240.0).contains(&args.frame_rate)) {
                 bail!("--frame-rate {}: must be in [1, 240] Hz", args.frame_rate);
             }
@@ -161,47 +138,14 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let options = crowdpatch::BakeOptions { skeletal };
-    let overrides = BakeOverrides {
-        seed: args.seed,
-        matching: args.matching.map(|m| match m {
-            MatchingArg::Stable => MatchingMode::Stable,
-            MatchingArg::Optimal => MatchingMode::Optimal,
-        }),
-        method: args.solver.map(|s| match s {
-            SolverArg::Paper => SolverKind::Paper,
-            SolverArg::Default => SolverKind::Default,
-            SolverArg::Greedy => SolverKind::Greedy,
-            SolverArg::SocialForces => SolverKind::SocialForces,
-        }),
-    };
+    let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
 
     // 2. Bake in parallel with a progress bar.
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::stderr())
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(120));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
-    let outcomes: Vec<Outcome> = pool.install(|| {
-        jobs.par_iter()
-            .map(|job| {
-                let outcome = match bake_one(job, &overrides, &options, &bar) {
-                    Ok((converged, summary)) => Outcome::Baked { converged, summary },
-                    Err(e) => Outcome::Failed(e),
-                };
-                bar.inc(1);
-                outcome
-            })
-            .collect()
+    let bar = work::progress_bar(jobs.len(), "patches", args.quiet);
+    let workers = work::Workers::new(args.jobs)?;
+    let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, &bar) {
+        Ok((converged, summary)) => Outcome::Baked { converged, summary },
+        Err(e) => Outcome::Failed(e),
     });
     bar.finish_and_clear();
 
@@ -244,7 +188,7 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<J
     let mut seen = std::collections::BTreeMap::new();
     let mut jobs = Vec::new();
     for (source, patch) in patches {
-        let stem = crowdpatch::model::file_stem(&source);
+        let stem = crowdpatch::document::file_stem(&source);
         if let Some(first) = seen.insert(stem.clone(), source.clone()) {
             bail!(
                 "{} and {} would both be written as {stem}.glb; bake them into different directories",
@@ -305,7 +249,7 @@ fn bake_one(
     bar: &ProgressBar,
 ) -> anyhow::Result<(bool, String)> {
     let patch = overrides.apply(&job.patch);
-    let mut observer = BarObserver { bar, name: job.patch.name.clone() };
+    let mut observer = BarObserver { bar, name: job.patch.header.name.clone() };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
     let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
@@ -319,7 +263,7 @@ fn bake_one(
         crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &job.preview {
-        let png = super::preview::render(&bake)
+        let png = crowdpatch_png::preview::render(&bake)
             .with_context(|| format!("drawing the preview of {}", job.source.display()))?;
         crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
     }
@@ -328,7 +272,7 @@ fn bake_one(
 
 fn summary(job: &Job, bake: &Bake) -> String {
     let m = &bake.metrics;
-    let two_r = 2.0 * bake.patch.agent_radius;
+    let two_r = 2.0 * bake.patch.header.agent_radius;
     let sep = m.min_separation.map_or("no agents meet".to_string(), |d| format!("min separation {d:.3} m"));
     let state = if bake.converged() {
         "collision-free".to_string()

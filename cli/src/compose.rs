@@ -1,0 +1,309 @@
+//! `crowdpatch compose MAP -o DIR [--wang K]`
+
+use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::work;
+use anyhow::Context;
+use clap::Args;
+use crowdpatch::bake::{BakeObserver, Stage};
+use crowdpatch::compose::{Composition, canonical_text, compose, compose_wang, load_map};
+use crowdpatch_runtime::{SeamProblem, TileEntry, WangFile, WangTileEntry, WorldFile, seam_metrics};
+use indicatif::ProgressBar;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `crowdpatch compose`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  crowdpatch compose maps/town.map.json -o town/\n  \
+                        crowdpatch compose maps/town.map.json -o wang/ --wang 2\n\n\
+                        Writes DIR/world.json and DIR/tiles/HASH.glb (with HASH.patch.json, the document baked). \
+                        A tile whose document is unchanged is not baked again.")]
+pub struct ComposeArgs {
+    /// The map (*.map.json): a grid of cell kinds and the pattern library.
+    #[arg(value_name = "MAP")]
+    map: PathBuf,
+
+    /// Output directory (created if missing): world.json and tiles/.
+    #[arg(short, long, value_name = "DIR")]
+    output: PathBuf,
+
+    /// Build a Wang-tile set of K patterns per edge orientation (K⁴ tiles)
+    /// that fills any world aperiodically at run time, instead of the map's
+    /// own tiles. The world's grid is then the map's rectangle filled from
+    /// the set.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..=6))]
+    wang: Option<u8>,
+
+    /// Bake every tile again, even when its cached GLB is up to date.
+    #[arg(long)]
+    force: bool,
+
+    /// Write a JSON report: compatibility mismatches and seam metrics.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+
+    /// Tiles baked at once (default: one per core).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+struct Progress<'a> {
+    bar: &'a ProgressBar,
+    name: String,
+}
+
+impl BakeObserver for Progress<'_> {
+    fn stage(&mut self, stage: Stage) {
+        self.bar.set_message(format!("{}: {stage:?}", self.name));
+    }
+}
+
+/// Runs `compose`: load the map, compose, resolve every tile's document (bad
+/// input writes nothing), bake the tiles not cached, check the world as a
+/// game would load it, then write `world.json` and the report.
+pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    let map = match load_map(&args.map) {
+        Ok(m) => m,
+        Err(e) => {
+            for p in e.problems() {
+                eprintln!("{p}");
+            }
+            eprintln!("error: the map has problems; nothing was composed");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let composition = match args.wang {
+        Some(k) => compose_wang(&map, usize::from(k)),
+        None => compose(&map),
+    };
+    let Some(patches) = resolve_tiles(&args, &composition) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    };
+    let baked = match bake_tiles(&args, &composition, &patches)? {
+        Ok(n) => n,
+        Err(code) => return Ok(ExitCode::from(code)),
+    };
+    let mut code = baked.code;
+    let file = world_file(&composition, map.seed);
+    let check = check_world(&args, &composition, &file)?;
+    let world_path = args.output.join("world.json");
+    if !args.quiet {
+        let world = &check.world;
+        eprintln!(
+            "{} -> {}: {}×{} cells ({} tiles placed), {} distinct tiles ({} baked, {} cached){} in {:.1} s",
+            args.map.display(),
+            world_path.display(),
+            world.columns(),
+            world.rows(),
+            world.cells().count(),
+            composition.tiles.len(),
+            baked.baked,
+            composition.tiles.len() - baked.baked,
+            composition.wang.as_ref().map_or(String::new(), |(k, _)| format!(", a Wang set of K = {k}")),
+            start.elapsed().as_secs_f64()
+        );
+        print_seams(&check.seams, check.two_r);
+    }
+    for m in &check.mismatches {
+        eprintln!("mismatch: {m}");
+    }
+    if !check.mismatches.is_empty() {
+        eprintln!(
+            "error: {} seam mismatch(es) in the composed world; world.json was not written",
+            check.mismatches.len()
+        );
+        code = EXIT_ERROR;
+    } else {
+        if !args.quiet {
+            eprintln!("compatibility: every shared edge follows the mirror rule (same L, π and velocities)");
+        }
+        let text = serde_json::to_string_pretty(&file).context("serialising world.json")? + "\n";
+        crowdpatch::io::write_atomic(&world_path, text.as_bytes())
+            .with_context(|| format!("writing {}", world_path.display()))?;
+    }
+    if !check.seams.collisions.is_empty() && code == EXIT_OK {
+        code = EXIT_COLLISIONS;
+    }
+    if let Some(path) = &args.report {
+        write_report(path, &args, &world_path, &composition, baked.baked, &check)?;
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// Resolves every tile's document; on problems prints them all and returns
+/// `None`.
+fn resolve_tiles(args: &ComposeArgs, composition: &Composition) -> Option<Vec<crowdpatch::Patch>> {
+    let base = args.map.parent().unwrap_or(Path::new("."));
+    let mut patches = Vec::new();
+    let mut bad = 0;
+    for tile in &composition.tiles {
+        match tile.document.resolve(None, base) {
+            Ok(p) => patches.push(p),
+            Err(problems) => {
+                let cells: Vec<String> = tile.cells.iter().take(6).map(|[i, j]| format!("({i}, {j})")).collect();
+                for p in problems {
+                    eprintln!("{}: tile {} (cells {}): {p}", args.map.display(), tile.key, cells.join(", "));
+                    bad += 1;
+                }
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!(
+            "error: {bad} problem(s) in the composed patches; nothing was written (try another seed or pattern library)"
+        );
+        return None;
+    }
+    Some(patches)
+}
+
+/// What baking the tiles did.
+struct Baked {
+    /// Tiles baked (the others were cached).
+    baked: usize,
+    /// Exit code so far: collisions remain in a tile, or success.
+    code: u8,
+}
+
+/// Bakes the tiles whose GLB is missing or whose document changed, in
+/// parallel with a progress bar. The inner `Err` is the exit code of a
+/// failed tile (already reported).
+fn bake_tiles(
+    args: &ComposeArgs,
+    composition: &Composition,
+    patches: &[crowdpatch::Patch],
+) -> anyhow::Result<Result<Baked, u8>> {
+    let tiles_dir = args.output.join("tiles");
+    std::fs::create_dir_all(&tiles_dir).with_context(|| format!("creating {}", tiles_dir.display()))?;
+    let to_bake: Vec<usize> = (0..composition.tiles.len())
+        .filter(|&k| {
+            let t = &composition.tiles[k];
+            args.force
+                || !tiles_dir.join(format!("{}.glb", t.key)).is_file()
+                || std::fs::read_to_string(tiles_dir.join(format!("{}.patch.json", t.key)))
+                    .is_ok_and(|text| text != canonical_text(&t.document))
+                || !tiles_dir.join(format!("{}.patch.json", t.key)).is_file()
+        })
+        .collect();
+    let bar = work::progress_bar(to_bake.len(), "tiles", args.quiet);
+    let workers = work::Workers::new(args.jobs)?;
+    let results: Vec<anyhow::Result<bool>> = workers.map(&to_bake, &bar, |&k| {
+        let tile = &composition.tiles[k];
+        let mut observer = Progress { bar: &bar, name: tile.key.clone() };
+        let bake = crowdpatch::bake(&patches[k], &mut observer)?;
+        let glb = crowdpatch_gltf::write_glb(&bake.baked(), &crowdpatch_gltf::GlbOptions::default())
+            .with_context(|| format!("writing the GLB of tile {}", tile.key))?;
+        let glb_path = tiles_dir.join(format!("{}.glb", tile.key));
+        crowdpatch::io::write_atomic(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;
+        let doc_path = tiles_dir.join(format!("{}.patch.json", tile.key));
+        crowdpatch::io::write_atomic(&doc_path, canonical_text(&tile.document).as_bytes())
+            .with_context(|| format!("writing {}", doc_path.display()))?;
+        Ok(bake.converged())
+    });
+    bar.finish_and_clear();
+    let mut code = EXIT_OK;
+    for (&k, r) in to_bake.iter().zip(&results) {
+        match r {
+            Ok(true) => {}
+            Ok(false) => {
+                eprintln!(
+                    "tile {}: COLLISIONS REMAIN after the bake (cells {:?})",
+                    composition.tiles[k].key, composition.tiles[k].cells
+                );
+                code = EXIT_COLLISIONS;
+            }
+            Err(e) => {
+                eprintln!("error: tile {}: {e:#}", composition.tiles[k].key);
+                return Ok(Err(EXIT_ERROR));
+            }
+        }
+    }
+    Ok(Ok(Baked { baked: to_bake.len(), code }))
+}
+
+/// The world as a game loads it, and what its seams look like.
+struct WorldCheck {
+    world: crowdpatch_runtime::World,
+    mismatches: Vec<crowdpatch_runtime::Mismatch>,
+    seams: crowdpatch_runtime::SeamReport,
+    two_r: f64,
+}
+
+/// Loads the written tiles with the runtime and checks the world: the mirror
+/// rule on every shared edge, and the seam metrics.
+fn check_world(args: &ComposeArgs, composition: &Composition, file: &WorldFile) -> anyhow::Result<WorldCheck> {
+    let tiles = file.load_tiles(&args.output).context("loading the composed tiles back")?;
+    let extras: Vec<_> = tiles.iter().map(|t| t.extras()).collect();
+    let world = file.world();
+    let wang = composition.wang.is_some();
+    let mismatches: Vec<_> = world
+        .check(&extras)
+        .into_iter()
+        // A Wang window continues past its border.
+        .filter(|m| !(wang && m.neighbour.is_none() && matches!(m.problem, SeamProblem::OpenSide { .. })))
+        .collect();
+    let refs: Vec<_> = tiles.iter().collect();
+    let seams = seam_metrics(&world, &refs);
+    let two_r = tiles.first().map_or(0.0, |t| 2.0 * t.agent_radius());
+    Ok(WorldCheck { world, mismatches, seams, two_r })
+}
+
+fn print_seams(seams: &crowdpatch_runtime::SeamReport, two_r: f64) {
+    eprintln!(
+        "seams: {} shared edges, {} crossings, max position error {:.2e} m, max time error {:.2e} s, max velocity jump {:.2e} m/s, min clearance {} (2r = {two_r} m), {} seam collision(s)",
+        seams.edges,
+        seams.crossings.len(),
+        seams.max_position_error,
+        seams.max_time_error,
+        seams.max_velocity_jump,
+        seams.min_clearance.map_or("-".into(), |c| format!("{c:.3} m")),
+        seams.collisions.len()
+    );
+}
+
+fn write_report(
+    path: &Path,
+    args: &ComposeArgs,
+    world_path: &Path,
+    composition: &Composition,
+    baked: usize,
+    check: &WorldCheck,
+) -> anyhow::Result<()> {
+    let seams = &check.seams;
+    let json = serde_json::json!({
+        "map": args.map.display().to_string(),
+        "world": world_path.display().to_string(),
+        "tiles": composition.tiles.len(),
+        "baked": baked,
+        "mismatches": check.mismatches.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        "seams": {
+            "edges": seams.edges,
+            "crossings": seams.crossings.len(),
+            "unmatched": seams.unmatched,
+            "max_position_error": seams.max_position_error,
+            "max_time_error": seams.max_time_error,
+            "max_velocity_jump": seams.max_velocity_jump,
+            "min_clearance": seams.min_clearance,
+            "collisions": seams.collisions.len(),
+        },
+    });
+    let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";
+    crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The `world.json` of a composition.
+fn world_file(c: &Composition, seed: u64) -> WorldFile {
+    let tiles =
+        c.tiles.iter().map(|t| TileEntry { name: t.key.clone(), glb: format!("tiles/{}.glb", t.key) }).collect();
+    let wang = c.wang.as_ref().map(|(k, list)| WangFile {
+        k: *k,
+        seed,
+        tiles: list.iter().map(|&(colors, tile)| WangTileEntry { colors, tile }).collect(),
+    });
+    WorldFile::from_world(&c.world, tiles, wang)
+}

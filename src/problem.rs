@@ -1,0 +1,323 @@
+//! Problems found in documents: where (file, typed field path, the element it
+//! is about) and what. Validation reports every problem it finds, each built
+//! once where it is found, in the manner of gltf-json's `Validate`, which
+//! yields `(Path, Error)` pairs.
+//!
+//! A [`FieldPath`] prints as `sides.east.entries[3].t`; a path that continues
+//! inside a referenced pattern file prints as `sides.east.pattern (file): t`.
+//! A [`Target`] names the element a problem is about (a boundary point, an
+//! obstacle, …), so that a user interface can show the problem on it without
+//! reading the path or the message.
+
+use crate::model::{Direction, PointId, Side};
+use std::fmt;
+use std::path::PathBuf;
+
+/// One step of a [`FieldPath`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// An object member, `name`.
+    Field(String),
+    /// An array element, `[index]`.
+    Index(usize),
+    /// The rest of the path lies in another document referenced here (a
+    /// pattern file), named by its reference when known: prints `: ` or
+    /// ` (reference): `.
+    Inside(Option<String>),
+}
+
+/// The path of a value in a JSON document: `sides.east.entries[3].t`.
+///
+/// Built with [`FieldPath::field`] and [`FieldPath::index`], like gltf-json's
+/// `Path`; compares equal to its printed form (`path == "sides"`).
+///
+/// # Example
+/// ```
+/// use crowdpatch::problem::FieldPath;
+/// let p = FieldPath::new().field("sides").field("east").field("entries").index(3).field("t");
+/// assert_eq!(p.to_string(), "sides.east.entries[3].t");
+/// assert!(p == "sides.east.entries[3].t");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct FieldPath {
+    segments: Vec<Segment>,
+}
+
+impl FieldPath {
+    /// The empty path: the document as a whole.
+    pub fn new() -> FieldPath {
+        FieldPath::default()
+    }
+
+    /// The path of member `name` of this value.
+    pub fn field(&self, name: impl Into<String>) -> FieldPath {
+        self.with(Segment::Field(name.into()))
+    }
+
+    /// The path of element `index` of this array.
+    pub fn index(&self, index: usize) -> FieldPath {
+        self.with(Segment::Index(index))
+    }
+
+    /// This path followed by `inner`, a path inside the document referenced
+    /// here (`reference` is how the reference is written, when it should be
+    /// shown).
+    pub fn inside(&self, reference: Option<&str>, inner: &FieldPath) -> FieldPath {
+        let mut out = self.with(Segment::Inside(reference.map(str::to_string)));
+        out.segments.extend(inner.segments.iter().cloned());
+        out
+    }
+
+    /// The steps of the path.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Whether this is the empty path (the whole document).
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// Whether the path begins with member `name`.
+    pub fn starts_with_field(&self, name: &str) -> bool {
+        matches!(self.segments.first(), Some(Segment::Field(f)) if f == name)
+    }
+
+    fn with(&self, segment: Segment) -> FieldPath {
+        let mut segments = self.segments.clone();
+        segments.push(segment);
+        FieldPath { segments }
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for s in &self.segments {
+            match s {
+                Segment::Field(name) => {
+                    if !first {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(name)?;
+                    first = false;
+                }
+                Segment::Index(i) => {
+                    write!(f, "[{i}]")?;
+                    first = false;
+                }
+                Segment::Inside(None) => {
+                    f.write_str(": ")?;
+                    first = true;
+                }
+                Segment::Inside(Some(r)) => {
+                    write!(f, " ({r}): ")?;
+                    first = true;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq<str> for FieldPath {
+    fn eq(&self, other: &str) -> bool {
+        self.to_string() == other
+    }
+}
+
+impl PartialEq<&str> for FieldPath {
+    fn eq(&self, other: &&str) -> bool {
+        self.to_string() == *other
+    }
+}
+
+/// The element of a document a [`Problem`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Target {
+    /// The document as a whole, or a parameter of it (size, period, solver
+    /// options, format, malformed JSON).
+    #[default]
+    Document,
+    /// The four sides together (parity).
+    Parity,
+    /// One side: its pattern reference or inline fields.
+    Side(Side),
+    /// One boundary point.
+    Point(PointId),
+    /// Two boundary points together (too close to be separable).
+    PointPair(PointId, PointId),
+    /// An obstacle, by index.
+    Obstacle(usize),
+    /// An endogenous agent, by index.
+    Endogenous(usize),
+}
+
+impl Target {
+    /// The target of a problem at `path` in a patch document, from the path's
+    /// steps alone: `sides.<side>.<entries|exits>[i]…` is a point (also inside
+    /// a referenced pattern), `sides.<side>…` a side, `sides` parity,
+    /// `obstacles[k]…` an obstacle, `endogenous[k]…` an endogenous agent,
+    /// anything else the document. Used for problems found by the JSON
+    /// reader (unknown fields, malformed values), whose paths are all they
+    /// have; validation builds its targets directly.
+    pub fn of_patch_path(path: &FieldPath) -> Target {
+        let seg = path.segments();
+        let field = |i: usize| match seg.get(i) {
+            Some(Segment::Field(f)) => Some(f.as_str()),
+            _ => None,
+        };
+        let index = |i: usize| match seg.get(i) {
+            Some(Segment::Index(k)) => Some(*k),
+            _ => None,
+        };
+        match field(0) {
+            Some("sides") if seg.len() == 1 => Target::Parity,
+            Some("sides") => {
+                let Some(side) = field(1).and_then(Side::from_name) else {
+                    return Target::Document;
+                };
+                // A referenced pattern continues after `pattern`, `Inside`.
+                let rest = match (field(2), seg.get(3)) {
+                    (Some("pattern"), Some(Segment::Inside(_))) => 4,
+                    (Some("pattern"), _) => return Target::Side(side),
+                    _ => 2,
+                };
+                for direction in [Direction::Entry, Direction::Exit] {
+                    if field(rest) == Some(direction.field())
+                        && let Some(i) = index(rest + 1)
+                    {
+                        return Target::Point(PointId { side, direction, index: i });
+                    }
+                }
+                Target::Side(side)
+            }
+            Some("obstacles") => index(1).map_or(Target::Document, Target::Obstacle),
+            Some("endogenous") => index(1).map_or(Target::Document, Target::Endogenous),
+            _ => Target::Document,
+        }
+    }
+
+    /// The boundary points the problem is about (none, one or two).
+    pub fn points(&self) -> Vec<PointId> {
+        match *self {
+            Target::Point(p) => vec![p],
+            Target::PointPair(a, b) => vec![a, b],
+            _ => vec![],
+        }
+    }
+}
+
+/// One problem found in a document: where (file, field path, element) and
+/// what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file, when known.
+    pub file: Option<PathBuf>,
+    /// Field path, e.g. `sides.east.entries[3].t` (empty for the whole file).
+    pub path: FieldPath,
+    /// The element the problem is about.
+    pub target: Target,
+    /// What is wrong, with the offending value and how to fix it.
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem at `path` about `target`, in no file yet.
+    pub fn new(path: FieldPath, target: Target, message: impl Into<String>) -> Problem {
+        Problem { file: None, path, target, message: message.into() }
+    }
+
+    /// The same problem, in `file`.
+    pub fn in_file(mut self, file: Option<PathBuf>) -> Problem {
+        self.file = file;
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        if self.path.is_empty() { write!(f, "{}", self.message) } else { write!(f, "{} {}", self.path, self.message) }
+    }
+}
+
+/// Why a document could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file was read but holds problems; every one is listed.
+    #[error("{}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+}
+
+impl LoadError {
+    /// The problems as a list (an I/O error becomes one problem).
+    pub fn problems(&self) -> Vec<Problem> {
+        match self {
+            LoadError::Io { file, source } => vec![
+                Problem::new(FieldPath::new(), Target::Document, format!("cannot read: {source}"))
+                    .in_file(Some(file.clone())),
+            ],
+            LoadError::Invalid { problems } => problems.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> FieldPath {
+        // Test helper: builds a path from its printed form (fields and indices only).
+        let mut p = FieldPath::new();
+        for part in text.split('.') {
+            let (name, rest) = part.split_once('[').map_or((part, ""), |(n, r)| (n, r));
+            p = p.field(name);
+            for idx in rest.split('[').filter(|s| !s.is_empty()) {
+                p = p.index(idx.trim_end_matches(']').parse().unwrap());
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn paths_print_as_documents_write_them() {
+        assert_eq!(parse("sides.east.entries[3].t").to_string(), "sides.east.entries[3].t");
+        assert_eq!(FieldPath::new().field("obstacles").index(2).index(1).to_string(), "obstacles[2][1]");
+        let inner = FieldPath::new().field("exits").index(0).field("s");
+        let side = FieldPath::new().field("sides").field("north").field("pattern");
+        assert_eq!(side.inside(None, &inner).to_string(), "sides.north.pattern: exits[0].s");
+        assert_eq!(side.inside(Some("a.json"), &inner).to_string(), "sides.north.pattern (a.json): exits[0].s");
+        assert!(FieldPath::new().is_empty() && FieldPath::new().to_string().is_empty());
+    }
+
+    #[test]
+    fn targets_follow_the_path_steps() {
+        let point = |side, direction, index| Target::Point(PointId { side, direction, index });
+        assert_eq!(Target::of_patch_path(&parse("sides")), Target::Parity);
+        assert_eq!(Target::of_patch_path(&parse("sides.east.entries[3].t")), point(Side::East, Direction::Entry, 3));
+        let inner = FieldPath::new().field("exits").index(1).field("s");
+        let via_file = parse("sides.west.pattern").inside(Some("x.pattern.json"), &inner);
+        assert_eq!(Target::of_patch_path(&via_file), point(Side::West, Direction::Exit, 1));
+        assert_eq!(Target::of_patch_path(&parse("sides.west.pattern")), Target::Side(Side::West));
+        assert_eq!(Target::of_patch_path(&parse("sides.west.length")), Target::Side(Side::West));
+        assert_eq!(Target::of_patch_path(&parse("sides.up.entries[0]")), Target::Document);
+        assert_eq!(Target::of_patch_path(&parse("obstacles[2].circle.radius")), Target::Obstacle(2));
+        assert_eq!(Target::of_patch_path(&parse("endogenous[1].waypoints[0].t")), Target::Endogenous(1));
+        assert_eq!(Target::of_patch_path(&parse("solver.margin")), Target::Document);
+        assert_eq!(Target::of_patch_path(&FieldPath::new()), Target::Document);
+    }
+}
