@@ -11,18 +11,20 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crowdpatch::bench::{Protocol, Variant};
+use crowdpatch::collision::CollisionParams;
 use crowdpatch::collision::matrix::IncrementalMatrix;
-use crowdpatch::collision::{CollisionParams, DistanceMatrix, closest_periodic, ghosts};
+use crowdpatch::collision::paper::DistanceMatrix;
 use crowdpatch::geometry::{Vec2, closest_approach};
+use crowdpatch::path::{Agent, Path};
+use crowdpatch::proximity::{closest_periodic, ghosts};
 use crowdpatch::smoothing::Spline;
-use crowdpatch::trajectory::{Agent, Path};
 use std::hint::black_box;
 
 /// The initial paths and ghosts of protocol case `(n, run)`.
 fn setup(n: usize, run: usize) -> (crowdpatch::Patch, Vec<Agent>) {
     let patch = Protocol::opt(Variant::Separated).patch(n, run);
     let pairs = crowdpatch::matching::match_patch(&patch, patch.solver.matching);
-    let (agents, _) = crowdpatch::trajectory::initial_paths(&patch, &pairs);
+    let (agents, _) = crowdpatch::initial_paths::initial_paths(&patch, &pairs);
     (patch, agents)
 }
 

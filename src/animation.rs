@@ -30,7 +30,7 @@ use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, Transform, V3, position_of, rotation_of, yaw, yaw_of_rotation};
 use crate::footsteps::{BoundaryFootsteps, FootstepParams, FootstepPlan, GaitModel, PathEnds, landing_of, plan_agent};
 use crate::model::Patch;
-use crate::trajectory::Agent;
+use crate::path::Agent;
 use crowdpatch_runtime::format::{
     AgentAnimation, AnimationMetrics, BakedAgent, BoundaryGait, Foot, Footstep, Side, SkeletalAnimation, wrap_angle,
 };
@@ -936,12 +936,7 @@ pub fn path_ends(a: &Agent) -> PathEnds {
 }
 
 fn percentile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let i = ((v.len() - 1) as f64 * q).round() as usize;
-    v[i]
+    crate::stats::quantile(v, q, crate::stats::Quantile::Nearest).unwrap_or(0.0)
 }
 
 /// The quality figures of a synthesised patch.

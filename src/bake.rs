@@ -5,14 +5,14 @@
 //!
 //! Progress leaves through a [`BakeObserver`] passed in; nothing is printed.
 
-use crate::collision::{CollisionOutcome, CollisionParams, Contact, Ghost, Other, ghosts, remove_collisions};
+use crate::collision::{CollisionOutcome, CollisionParams, remove_collisions};
+use crate::initial_paths::initial_paths;
 use crate::matching::{Pair, match_patch};
-use crate::model::{Direction, MatchingMode, Patch, SolverKind};
+use crate::model::{MatchingMode, Patch, SolverKind};
+use crate::path::Agent;
+use crate::proximity::{Contact, Ghost, ghosts};
 use crate::smoothing::{SmoothingOutcome, SmoothingParams, smooth_agents};
-use crate::trajectory::{Agent, initial_paths};
-use crowdpatch_runtime::format::{
-    BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, PathKey, Side, Sides, wrap_angle,
-};
+use crowdpatch_runtime::format::{BakedAgent, BakedPatch, Metrics};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -151,6 +151,14 @@ pub struct BakeOptions {
 }
 
 impl Bake {
+    /// The baked patch (runtime format), see [`crate::baked::baked_patch`].
+    pub fn baked(&self) -> BakedPatch {
+        let skeletal = self.skeletal.as_ref().map(|s| (&s.animation, &s.gaits[..]));
+        crate::baked::baked_patch(&self.patch, &self.agents, &self.metrics, skeletal)
+    }
+}
+
+impl Bake {
     /// Whether the final paths are collision-free: no two agent instances
     /// closer than 2r, no agent closer than r to an obstacle or 2r to a ghost.
     pub fn converged(&self) -> bool {
@@ -214,15 +222,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     let smoothing = if patch.solver.smoothing {
         observer.stage(Stage::Smoothing);
         let t = Instant::now();
-        let sp = SmoothingParams {
-            tack_interval: patch.solver.tack_interval,
-            max_deviation: patch.solver.max_deviation.unwrap_or(patch.header.agent_radius),
-            max_turn: 0.05,
-            max_step: 1.0,
-            scan_step: 0.02,
-            radius: patch.header.agent_radius,
-            size: patch.header.size,
-        };
+        let sp = SmoothingParams::from_patch(patch);
         let out = smooth_agents(&mut agents, &patch.obstacles, &ghosts, &sp, &params);
         if !out.reverted.is_empty() {
             notes.push(format!(
@@ -250,7 +250,8 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
                 return Err(BakeError::Cancelled);
             }
             observer.stage(Stage::Animation);
-            let baked: Vec<BakedAgent> = agents.iter().map(|a| baked_agent(a, patch.header.period)).collect();
+            let baked: Vec<BakedAgent> =
+                agents.iter().map(|a| crate::baked::baked_agent(a, patch.header.period)).collect();
             let out = crate::animation::animate(patch, &agents, &baked, sk);
             timings.footsteps_ms = out.planning_ms;
             timings.animation_ms = out.synthesis_ms;
@@ -277,227 +278,4 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         notes,
         skeletal,
     })
-}
-
-/// Slowest average speed `[m/s]` over a key's neighbourhood that still
-/// defines a heading; slower, the agent keeps the heading it had.
-pub const MIN_HEADING_SPEED: f64 = 0.2;
-
-/// Headings `[rad]` at the control points of a path: the direction of the
-/// central difference of positions (one-sided at open ends), carried over
-/// where the agent stands still or barely moves; the same at both ends of a
-/// loop of period `period` `[s]`.
-pub fn headings(agent: &Agent, period: f64) -> Vec<f64> {
-    let pts = &agent.path.points;
-    let n = pts.len();
-    let looped = agent.path.looped;
-    let mut out: Vec<Option<f64>> = (0..n)
-        .map(|i| {
-            let (a, b, dt) = if looped {
-                // Points 0 and n−1 coincide; neighbours wrap around them.
-                let prev = if i == 0 { n - 2 } else { i - 1 };
-                let next = if i == n - 1 { 1 } else { i + 1 };
-                let dt = (pts[next].t - pts[prev].t).rem_euclid(period).max(1e-9);
-                (pts[prev], pts[next], dt)
-            } else {
-                let (a, b) = (pts[i.saturating_sub(1)], pts[(i + 1).min(n - 1)]);
-                (a, b, b.t - a.t)
-            };
-            let d = b.p - a.p;
-            // Shuffling on the spot (below the speed of a slow step) keeps the
-            // heading it had.
-            (d.norm() / dt >= MIN_HEADING_SPEED).then(|| d.y.atan2(d.x))
-        })
-        .collect();
-    // Fill gaps: forward with the last known, then the start backwards.
-    let mut last = None;
-    for h in out.iter_mut() {
-        match h {
-            Some(v) => last = Some(*v),
-            None => *h = last,
-        }
-    }
-    let first = out.iter().flatten().next().copied().unwrap_or(0.0);
-    out.iter().map(|h| wrap_angle(h.unwrap_or(first))).collect()
-}
-
-/// The baked form of an agent.
-pub fn baked_agent(agent: &Agent, period: f64) -> BakedAgent {
-    let hs = headings(agent, period);
-    BakedAgent {
-        kind: agent.kind,
-        keys: agent
-            .path
-            .points
-            .iter()
-            .zip(hs)
-            .map(|(c, h)| PathKey { t: c.t, position: [c.p.x, c.p.y], heading: h })
-            .collect(),
-    }
-}
-
-/// The four patterns as baked: positions, times and the velocities used
-/// (patch frame).
-pub fn baked_patterns(patch: &Patch) -> Sides<BakedPattern> {
-    let mut out: Sides<BakedPattern> = Sides::default();
-    for c in patch.crossings() {
-        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y], gait: None };
-        match c.direction {
-            Direction::Entry => out[c.side].entries.push(p),
-            Direction::Exit => out[c.side].exits.push(p),
-        }
-    }
-    out
-}
-
-impl Bake {
-    /// The baked patch (runtime format).
-    pub fn baked(&self) -> BakedPatch {
-        BakedPatch {
-            format: FORMAT_VERSION,
-            header: self.patch.header.clone(),
-            patterns: self.baked_patterns(),
-            obstacles: self.patch.obstacles.clone(),
-            agents: self.agents.iter().map(|a| baked_agent(a, self.patch.header.period)).collect(),
-            metrics: self.metrics.clone(),
-            skeletal: self.skeletal.as_ref().map(|s| Box::new(s.animation.clone())),
-        }
-    }
-
-    /// The four patterns as baked, with the gait of each boundary point in a
-    /// skeletal bake.
-    pub fn baked_patterns(&self) -> Sides<BakedPattern> {
-        let mut out = baked_patterns(&self.patch);
-        if let Some(sk) = &self.skeletal {
-            for &(side, entry, index, gait) in &sk.gaits {
-                let list = if entry { &mut out[side].entries } else { &mut out[side].exits };
-                if let Some(p) = list.get_mut(index) {
-                    p.gait = Some(gait);
-                }
-            }
-        }
-        out
-    }
-
-    /// The JSON report of the bake.
-    pub fn report(&self) -> Report {
-        let entries = self.patch.crossings_of(Direction::Entry);
-        let exits = self.patch.crossings_of(Direction::Exit);
-        let point = |c: &crate::model::Crossing| PointRecord { side: c.side, index: c.index, s: c.s, t: c.t };
-        let describe = |o: Other| match o {
-            Other::Agent(j) => format!("agent {j}"),
-            Other::Obstacle(k) => format!("obstacles[{k}]"),
-            Other::Ghost(g) => format!("ghost of {}", self.ghosts[g].crossing.path()),
-        };
-        Report {
-            name: self.patch.header.name.clone(),
-            seed: self.patch.header.seed,
-            matching_mode: self.patch.solver.matching,
-            solver: self.patch.solver.method,
-            converged: self.converged(),
-            iterations: self.collision.iterations,
-            agents: self.agents.len(),
-            metrics: self.metrics.clone(),
-            matching: self
-                .pairs
-                .iter()
-                .zip(&self.initial)
-                .map(|(p, a)| MatchRecord {
-                    entry: point(&entries[p.entry]),
-                    exit: point(&exits[p.exit]),
-                    score: p.score,
-                    duration: a.path.end() - a.path.start(),
-                })
-                .collect(),
-            remaining_collisions: self
-                .remaining
-                .iter()
-                .map(|c| ContactRecord {
-                    agent: c.agent,
-                    other: describe(c.other),
-                    time: c.time,
-                    position: [c.position.x, c.position.y],
-                    distance: c.distance,
-                    required: c.required,
-                })
-                .collect(),
-            smoothing_reverted: self.smoothing.as_ref().map(|s| s.reverted.clone()).unwrap_or_default(),
-            notes: self.notes.clone(),
-            timings: self.timings,
-        }
-    }
-}
-
-/// A boundary point in a report.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PointRecord {
-    /// Side.
-    pub side: Side,
-    /// Index in that side's entries or exits.
-    pub index: usize,
-    /// Arc position `[m]`.
-    pub s: f64,
-    /// Time `[s]`.
-    pub t: f64,
-}
-
-/// One matched pair in a report.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MatchRecord {
-    /// The entry point.
-    pub entry: PointRecord,
-    /// The exit point it was matched to.
-    pub exit: PointRecord,
-    /// Preference score (seed paper eq. 4).
-    pub score: f64,
-    /// Time the agent spends in the patch `[s]` (extra periods included).
-    pub duration: f64,
-}
-
-/// A remaining collision in a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ContactRecord {
-    /// Agent index.
-    pub agent: usize,
-    /// What it collides with.
-    pub other: String,
-    /// Play time `[s]`.
-    pub time: f64,
-    /// Where `[m]`.
-    pub position: [f64; 2],
-    /// Distance `[m]`.
-    pub distance: f64,
-    /// Distance needed `[m]`.
-    pub required: f64,
-}
-
-/// The JSON report of a bake (`crowdpatch bake --report`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    /// Patch name.
-    pub name: String,
-    /// Seed used.
-    pub seed: u64,
-    /// Matching mode used.
-    pub matching_mode: MatchingMode,
-    /// Collision solver used.
-    pub solver: SolverKind,
-    /// Whether the result is collision-free.
-    pub converged: bool,
-    /// Collision-removal iterations.
-    pub iterations: usize,
-    /// Number of agents.
-    pub agents: usize,
-    /// Metrics of the final paths.
-    pub metrics: Metrics,
-    /// One record per matched pair.
-    pub matching: Vec<MatchRecord>,
-    /// Collisions left, if any.
-    pub remaining_collisions: Vec<ContactRecord>,
-    /// Agents whose smoothing was reverted.
-    pub smoothing_reverted: Vec<usize>,
-    /// Remarks.
-    pub notes: Vec<String>,
-    /// Stage timings `[ms]`.
-    pub timings: Timings,
 }

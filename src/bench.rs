@@ -14,6 +14,7 @@ use crate::geometry::v2;
 use crate::model::{
     BoundaryPoint, Crossing, Direction, Patch, PatchHeader, Pattern, Side, Sides, SolverKind, SolverOptions,
 };
+use crate::stats::{Quantile, quantile};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -287,7 +288,8 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
-    /// Nearest-rank percentiles of `values` (all NaN when empty).
+    /// Nearest-rank percentiles of the finite `values` ([`Quantile::InvertedCdf`];
+    /// all NaN when empty).
     pub fn of(values: impl IntoIterator<Item = f64>) -> Percentiles {
         let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
@@ -300,17 +302,10 @@ impl Percentiles {
                 total: 0.0,
             };
         }
-        v.sort_by(f64::total_cmp);
-        let at = |q: f64| v[(((v.len() as f64) * q).ceil() as usize).clamp(1, v.len()) - 1];
+        let mut at = |q: f64| quantile(&mut v, q, Quantile::InvertedCdf).unwrap_or(f64::NAN);
+        let (p50, p90, p99, max) = (at(0.5), at(0.9), at(0.99), at(1.0));
         let total: f64 = v.iter().sum();
-        Percentiles {
-            p50: at(0.5),
-            p90: at(0.9),
-            p99: at(0.99),
-            max: v[v.len() - 1],
-            mean: total / v.len() as f64,
-            total,
-        }
+        Percentiles { p50, p90, p99, max, mean: total / v.len() as f64, total }
     }
 }
 

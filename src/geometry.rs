@@ -2,7 +2,7 @@
 //! motions (seed paper eqs. 8–10), distances to static obstacles, and small
 //! vector helpers. All lengths `[m]`, times `[s]`, velocities `[m/s]`.
 
-use crate::model::Obstacle;
+use crowdpatch_runtime::format::Obstacle;
 use nalgebra::Vector2;
 
 /// A 2D vector or point in the patch frame `[m]` or `[m/s]`.

@@ -31,24 +31,31 @@
 
 pub mod animation;
 pub mod bake;
+pub mod baked;
 pub mod bench;
 pub mod character;
 pub mod collision;
 pub mod compose;
 pub mod document;
+pub mod field_path;
 pub mod footsteps;
 pub mod geometry;
+pub mod initial_paths;
 pub mod io;
 pub mod matching;
 pub mod metrics;
 pub mod model;
+pub mod path;
 pub mod problem;
+pub mod proximity;
+pub mod report;
 pub mod smoothing;
-pub mod trajectory;
+pub mod stats;
 pub mod validate;
 
-pub use bake::{Bake, BakeError, BakeObserver, BakeOptions, BakeOverrides, Report, Silent, Stage, bake, bake_with};
+pub use bake::{Bake, BakeError, BakeObserver, BakeOptions, BakeOverrides, Silent, Stage, bake, bake_with};
 pub use crowdpatch_runtime as runtime;
 pub use document::{load_patch, load_pattern};
 pub use model::{Patch, PatchDocument, Pattern};
 pub use problem::{LoadError, Problem};
+pub use report::Report;

@@ -1,10 +1,11 @@
 //! Quality metrics of a set of agent paths (DESIGN.md "Metrics"). The same
 //! code serves tests, reports, the editor and the benchmark.
 
-use crate::collision::{Ghost, closest_periodic, closest_to_obstacle, overlap};
 use crate::model::{Obstacle, Patch};
-use crate::trajectory::Agent;
-use crowdpatch_runtime::format::{BoundaryError, CollisionStats, Metrics, SpeedStats, TurnRateStats, wrap_angle};
+use crate::path::Agent;
+use crate::proximity::{Ghost, closest_periodic, closest_to_obstacle, overlap};
+use crate::stats::weighted_quantile;
+use crowdpatch_runtime::format::{BoundaryError, CollisionStats, Metrics, SpeedStats, TurnRateStats};
 
 /// Computes every metric of the final paths. `ghosts` give the seam
 /// clearance (pass none to skip it). Foot skate is left `None` (it needs
@@ -83,27 +84,6 @@ pub fn boundary_error(patch: &Patch, agents: &[Agent]) -> BoundaryError {
     e
 }
 
-/// Time-weighted percentile of `(value, weight)` samples, `q ∈ [0, 1]`.
-pub fn weighted_percentile(samples: &mut [(f64, f64)], q: f64) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let total: f64 = samples.iter().map(|s| s.1).sum();
-    if total <= 0.0 {
-        return samples[((samples.len() - 1) as f64 * q).round() as usize].0;
-    }
-    let target = q * total;
-    let mut acc = 0.0;
-    for s in samples.iter() {
-        acc += s.1;
-        if acc >= target {
-            return s.0;
-        }
-    }
-    samples[samples.len() - 1].0
-}
-
 /// Speed statistics over all segments of all paths, weighted by duration.
 pub fn speed_stats(agents: &[Agent], comfort: f64) -> SpeedStats {
     let mut samples = Vec::new();
@@ -122,46 +102,24 @@ pub fn speed_stats(agents: &[Agent], comfort: f64) -> SpeedStats {
     let max = samples.iter().map(|s| s.0).fold(0.0, f64::max);
     SpeedStats {
         mean,
-        p5: weighted_percentile(&mut samples, 0.05),
-        p95: weighted_percentile(&mut samples, 0.95),
+        p5: weighted_quantile(&mut samples, 0.05),
+        p95: weighted_quantile(&mut samples, 0.95),
         max,
         mean_comfort_deviation: dev,
     }
 }
 
-/// Heading change rates at the control points of all paths: the change of
-/// direction between consecutive moving segments over the time between their
-/// midpoints `[rad/s]`. Standing segments carry the last heading.
+/// Heading change rates `(rate [rad/s], weight [s])` at the control points
+/// of all paths ([`crate::path::Path::turns`]).
 pub fn turn_rates(agents: &[Agent]) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    for a in agents {
-        let pts = &a.path.points;
-        let mut prev: Option<(f64, f64)> = None; // (heading, mid-time)
-        for w in pts.windows(2) {
-            let d = w[1].p - w[0].p;
-            let dt = w[1].t - w[0].t;
-            if d.norm() < 1e-6 || d.norm() / dt < 0.05 {
-                continue;
-            }
-            let h = d.y.atan2(d.x);
-            let mid = (w[0].t + w[1].t) / 2.0;
-            if let Some((ph, pm)) = prev {
-                let span = mid - pm;
-                if span > 0.0 {
-                    out.push((wrap_angle(h - ph).abs() / span, span));
-                }
-            }
-            prev = Some((h, mid));
-        }
-    }
-    out
+    agents.iter().flat_map(|a| a.path.turns()).map(|t| (t.rate, t.span)).collect()
 }
 
 /// Turn-rate statistics: max and time-weighted p95 `[rad/s]`.
 pub fn turn_rate_stats(agents: &[Agent]) -> TurnRateStats {
     let mut rates = turn_rates(agents);
     let max = rates.iter().map(|r| r.0).fold(0.0, f64::max);
-    TurnRateStats { max, p95: weighted_percentile(&mut rates, 0.95) }
+    TurnRateStats { max, p95: weighted_quantile(&mut rates, 0.95) }
 }
 
 /// Fraction of the 1 m cells of `[0, L]²` that some agent centre passes
@@ -192,7 +150,7 @@ pub fn coverage(size: f64, agents: &[Agent]) -> f64 {
 mod tests {
     use super::*;
     use crate::geometry::Vec2;
-    use crate::trajectory::{ControlPoint, Path};
+    use crate::path::{ControlPoint, Path};
     use crowdpatch_runtime::format::AgentKind;
 
     fn agent(points: &[(f64, f64, f64)]) -> Agent {

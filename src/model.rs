@@ -15,8 +15,8 @@
 //! velocities in the patch frame (as DESIGN.md states), and they are converted
 //! on load.
 
+use crate::field_path::FieldPath;
 use crate::geometry::{Vec2, rotate_quarter, v2};
-use crate::problem::FieldPath;
 use serde::{Deserialize, Serialize};
 
 pub use crowdpatch_runtime::format::{Obstacle, PatchHeader, Side, Sides};

@@ -13,10 +13,11 @@
 //! path involved in a collision the unsmoothed set did not have falls back to
 //! its unsmoothed shape.
 
-use crate::collision::{CollisionParams, Contact, Ghost, Other, find_contacts};
+use crate::collision::{CollisionParams, find_contacts};
 use crate::geometry::Vec2;
-use crate::model::Obstacle;
-use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
+use crate::model::{Obstacle, Patch};
+use crate::path::{Agent, ControlPoint, Path, PointKind};
+use crate::proximity::{Contact, Ghost, Other};
 use nalgebra::{DMatrix, DVector};
 
 /// A cubic spline in time through knots, one coordinate per component.
@@ -145,6 +146,24 @@ pub struct SmoothingParams {
     pub radius: f64,
     /// Patch side L `[m]`.
     pub size: f64,
+}
+
+impl SmoothingParams {
+    /// Parameters from a patch's values and solver options: the tack
+    /// interval and deviation threshold of the document (r by default, as the
+    /// seed paper ties it to the collision threshold); a new sample after
+    /// 0.05 rad of turn or 1 s, the spline scanned every 20 ms.
+    pub fn from_patch(patch: &Patch) -> SmoothingParams {
+        SmoothingParams {
+            tack_interval: patch.solver.tack_interval,
+            max_deviation: patch.solver.max_deviation.unwrap_or(patch.header.agent_radius),
+            max_turn: 0.05,
+            max_step: 1.0,
+            scan_step: 0.02,
+            radius: patch.header.agent_radius,
+            size: patch.header.size,
+        }
+    }
 }
 
 /// Smooths one path's free part; fixed stubs and boundary points are kept.

@@ -4,7 +4,7 @@
 
 use crowdpatch::bake::{Bake, bake};
 use crowdpatch::model::{Direction, Patch, PatchDocument, Side};
-use crowdpatch::trajectory::PointKind;
+use crowdpatch::path::PointKind;
 use crowdpatch::{Silent, load_patch};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -97,7 +97,7 @@ fn check_invariants(b: &Bake) {
     // Collision-free ⇔ min separation ≥ 2r.
     let two_r = 2.0 * patch.header.agent_radius;
     let min_sep = b.metrics.min_separation.unwrap_or(f64::INFINITY);
-    let agent_contacts = b.remaining.iter().any(|c| matches!(c.other, crowdpatch::collision::Other::Agent(_)));
+    let agent_contacts = b.remaining.iter().any(|c| matches!(c.other, crowdpatch::proximity::Other::Agent(_)));
     assert_eq!(min_sep >= two_r, !agent_contacts, "min separation {min_sep} vs contacts {:?}", b.remaining);
 }
 

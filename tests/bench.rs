@@ -5,9 +5,11 @@
 
 use crowdpatch::bench::{Protocol, Variant, run_case, separation, summarise};
 use crowdpatch::collision::matrix::IncrementalMatrix;
-use crowdpatch::collision::{CollisionParams, DistanceMatrix, conflicts_of, find_contacts, ghosts, infeasibility};
+use crowdpatch::collision::paper::DistanceMatrix;
+use crowdpatch::collision::{CollisionParams, conflicts_of, find_contacts, infeasibility};
 use crowdpatch::model::{Crossing, Direction, Side, SolverKind};
-use crowdpatch::trajectory::{Path, PointKind};
+use crowdpatch::path::{Path, PointKind};
+use crowdpatch::proximity::ghosts;
 use proptest::prelude::*;
 
 /// A short protocol: a few n, a few runs.
@@ -225,7 +227,7 @@ fn the_incremental_matrix_equals_a_fresh_one_after_moves() {
     let p = Protocol::opt(Variant::Separated);
     let patch = p.patch(18, 5);
     let pairs = crowdpatch::matching::match_patch(&patch, patch.solver.matching);
-    let (mut agents, _) = crowdpatch::trajectory::initial_paths(&patch, &pairs);
+    let (mut agents, _) = crowdpatch::initial_paths::initial_paths(&patch, &pairs);
     let g = ghosts(&patch, &agents);
     let params = CollisionParams::from_patch(&patch);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);

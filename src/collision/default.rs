@@ -28,12 +28,14 @@
 //!    and as a polish of speed and turn artefacts once collision-free
 //!    (left out by the `greedy` solver, which measures what it buys).
 
+use super::infeasibility::conflicts_of;
 use super::matrix::IncrementalMatrix;
+use super::params::{CollisionOutcome, CollisionParams};
 use super::refine::{self, RefineSettings};
-use super::{CollisionOutcome, CollisionParams, Ghost, Other, conflicts_of};
 use crate::geometry::{Vec2, rotate};
 use crate::model::{Crossing, Obstacle};
-use crate::trajectory::{Agent, Path};
+use crate::path::{Agent, Path};
+use crate::proximity::{Ghost, Other};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -77,10 +79,10 @@ pub fn remove_collisions(
         params.stub_depth,
         params.radius,
         params.period,
-        super::max_walking_speed(params.comfort_speed),
+        super::infeasibility::max_walking_speed(params.comfort_speed),
     );
     if !infeasible.is_empty() {
-        let remaining = super::find_contacts(agents, obstacles, ghosts, params);
+        let remaining = super::matrix::find_contacts(agents, obstacles, ghosts, params);
         return CollisionOutcome {
             iterations: 0,
             converged: remaining.is_empty(),
@@ -182,7 +184,7 @@ fn push(
     agents: &mut [Agent],
     i: usize,
     other: Other,
-    cell: &super::Cell,
+    cell: &super::params::Cell,
     params: &CollisionParams,
     rng: &mut ChaCha8Rng,
     hits: u32,
@@ -198,8 +200,8 @@ fn push(
         Other::Agent(j) => {
             let mut dp = ap.p_a - ap.p_b;
             if dp.norm() < 1e-9 {
-                let va = velocity_at(&agents[i].path, ap.t_a);
-                let vb = velocity_at(&agents[j].path, ap.t_b);
+                let va = agents[i].path.velocity_at(ap.t_a);
+                let vb = agents[j].path.velocity_at(ap.t_b);
                 let rel = va - vb;
                 dp = if rel.norm() > 1e-9 {
                     Vec2::new(-rel.y, rel.x)
@@ -278,30 +280,10 @@ pub const POLISH_TURN_RATE: f64 = 3.0;
 /// agent's worst turn.
 pub const POLISH_HALF_WINDOW: f64 = 1.5;
 
-/// The largest turn rate `[rad/s]` of a path (as [`crate::metrics::turn_rates`])
-/// and the time of the control point where it happens.
+/// The largest turn rate `[rad/s]` of a path ([`Path::turns`]) and the time
+/// of the control point where it happens.
 fn worst_turn(path: &Path) -> (f64, f64) {
-    let mut best = (0.0, path.start());
-    let mut prev: Option<(f64, f64)> = None;
-    for w in path.points.windows(2) {
-        let d = w[1].p - w[0].p;
-        let dt = w[1].t - w[0].t;
-        if d.norm() < 1e-6 || d.norm() / dt < 0.05 {
-            continue;
-        }
-        let h = d.y.atan2(d.x);
-        let mid = (w[0].t + w[1].t) / 2.0;
-        if let Some((ph, pm)) = prev
-            && mid > pm
-        {
-            let rate = crowdpatch_runtime::format::wrap_angle(h - ph).abs() / (mid - pm);
-            if rate > best.0 {
-                best = (rate, w[0].t);
-            }
-        }
-        prev = Some((h, mid));
-    }
-    best
+    path.turns().into_iter().fold((0.0, path.start()), |best, t| if t.rate > best.0 { (t.rate, t.at) } else { best })
 }
 
 /// Largest number of agents polished per patch.
@@ -364,14 +346,6 @@ fn union(a: Window, b: Window) -> Window {
 fn can_move_at(path: &Path, t: f64) -> bool {
     let (lo, hi) = path.free_range();
     hi - lo > 1e-3 && (path.looped || (t > lo + 0.02 && t < hi - 0.02))
-}
-
-/// Velocity `[m/s]` of a path at time `t`: the mean of the two segments
-/// meeting there when `t` is a control point's time.
-pub fn velocity_at(path: &Path, t: f64) -> Vec2 {
-    let i = path.segment_at(t);
-    let v = path.segment_velocity(i);
-    if i > 0 && (path.points[i].t - t).abs() < 1e-9 { (v + path.segment_velocity(i - 1)) / 2.0 } else { v }
 }
 
 /// Raised-cosine weight of time offset `dt` for half-width `h`: 1 at 0,
@@ -439,7 +413,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
         .collect();
     // Time shift: loop ends keep their times.
     let tweights: Vec<f64> = (0..n).map(|k| if looped && (k == 0 || k == n - 1) { 0.0 } else { weights[k] }).collect();
-    let v = velocity_at(path, tc);
+    let v = path.velocity_at(tc);
     let speed = v.norm();
     let mut dt = 0.0;
     if !looped && speed > 0.3 {
@@ -472,7 +446,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
         for k in 0..n {
             let mut c = original[k];
             if weights[k] > 0.0 {
-                c.p = crate::trajectory::clamp_inside(c.p + spatial * weights[k], r, l);
+                c.p = crate::path::clamp_inside(c.p + spatial * weights[k], r, l);
                 c.t += dt_try * tweights[k];
             }
             path.points[k] = c;

@@ -19,10 +19,12 @@
 //! - **Row minima.** Each row keeps its smallest gap, so the worst pair is
 //!   found in O(n).
 
-use super::{Approach, Cell, CollisionParams, Contact, Ghost, Other, closest_to_obstacle, closest_with_shift_in};
+use super::params::{Cell, CollisionParams};
 use crate::geometry::Vec2;
 use crate::model::Obstacle;
-use crate::trajectory::Path;
+use crate::path::Agent;
+use crate::path::Path;
+use crate::proximity::{Approach, Contact, Ghost, Other, closest_to_obstacle, closest_with_shift_in};
 
 /// Blocks whose bounding boxes lie this much farther apart than their target
 /// distance hold a lower bound instead of a closest approach `[m]`.
@@ -187,7 +189,7 @@ fn gap(e: &Entry, target: f64) -> f64 {
 
 fn flip(e: Entry) -> Entry {
     match e {
-        Entry::Exact(c) => Entry::Exact(super::flip(c)),
+        Entry::Exact(c) => Entry::Exact(c.flipped()),
         other => other,
     }
 }
@@ -640,4 +642,16 @@ impl<'a> IncrementalMatrix<'a> {
         }
         out
     }
+}
+
+/// Every contact between `agents` and the fixed movers (obstacles, seam
+/// ghosts), from scratch, with the pruned matrix. O(n² · segments) at worst.
+pub fn find_contacts(
+    agents: &[Agent],
+    obstacles: &[Obstacle],
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+) -> Vec<Contact> {
+    let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
+    IncrementalMatrix::new(&paths, obstacles, ghosts, params).contacts()
 }

@@ -12,10 +12,11 @@
 //! Nothing else: no stall handling, no infeasibility test, the iteration cap
 //! ends it.
 
-use super::{CollisionOutcome, CollisionParams, DistanceMatrix, Ghost, Other};
+use super::params::{Cell, CollisionOutcome, CollisionParams};
 use crate::geometry::{Vec2, rotate};
 use crate::model::Obstacle;
-use crate::trajectory::{Agent, Path};
+use crate::path::{Agent, Path};
+use crate::proximity::{Approach, Contact, Ghost, Other, closest_periodic, closest_to_obstacle};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -128,5 +129,164 @@ pub fn remove_collisions(
         cancelled,
         lp_rounds: 0,
         infeasible: vec![],
+    }
+}
+
+/// The distance matrix of Algorithm 2 with fixed-mover columns, kept up to
+/// date row by row.
+pub struct DistanceMatrix<'a> {
+    params: &'a CollisionParams,
+    obstacles: &'a [Obstacle],
+    ghosts: &'a [Ghost],
+    /// `agents[i][j]` for `j ≥ i`.
+    agents: Vec<Vec<Option<Cell>>>,
+    /// `fixed[i][k]`: obstacles first, then ghosts.
+    fixed: Vec<Vec<Option<Cell>>>,
+}
+
+impl<'a> DistanceMatrix<'a> {
+    /// Computes the whole matrix. O(n² · segments · shifts).
+    pub fn new(
+        paths: &[&Path],
+        obstacles: &'a [Obstacle],
+        ghosts: &'a [Ghost],
+        params: &'a CollisionParams,
+    ) -> DistanceMatrix<'a> {
+        let n = paths.len();
+        let mut m = DistanceMatrix {
+            params,
+            obstacles,
+            ghosts,
+            agents: vec![vec![None; n]; n],
+            fixed: vec![vec![None; obstacles.len() + ghosts.len()]; n],
+        };
+        for i in 0..n {
+            m.update_row(paths, i, i..n);
+        }
+        m
+    }
+
+    fn agent_cell(&self, a: &Path, b: &Path, same: bool) -> Option<Cell> {
+        if same && a.looped {
+            // A loop has one instance at any time (its ends meet, nothing else).
+            return None;
+        }
+        let target = 2.0 * self.params.radius + self.params.margin;
+        closest_periodic(a, b, self.params.period, same.then_some(0)).map(|ap| Cell {
+            gap: ap.distance - target,
+            approach: ap,
+            dir: Vec2::zeros(),
+        })
+    }
+
+    fn update_row(&mut self, paths: &[&Path], i: usize, cols: std::ops::Range<usize>) {
+        for j in cols {
+            let cell = self.agent_cell(paths[i], paths[j], i == j);
+            let (a, b) = if i <= j { (i, j) } else { (j, i) };
+            // Keep the approach oriented as (min index, max index).
+            self.agents[a][b] = if i <= j { cell } else { cell.map(Cell::flipped) };
+        }
+        let r = self.params.radius;
+        let margin = self.params.margin;
+        for (k, o) in self.obstacles.iter().enumerate() {
+            let (t, p, d, dir) = closest_to_obstacle(paths[i], o);
+            self.fixed[i][k] = Some(Cell {
+                gap: d - (r + margin),
+                approach: Approach { distance: d, t_a: t, t_b: t, p_a: p, p_b: p - dir * d },
+                dir,
+            });
+        }
+        let off = self.obstacles.len();
+        for (g, ghost) in self.ghosts.iter().enumerate() {
+            let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
+            self.fixed[i][off + g] = closest_periodic(paths[i], &ghost.path, self.params.period, skip).map(|ap| Cell {
+                gap: ap.distance - (2.0 * r + margin),
+                approach: ap,
+                dir: Vec2::zeros(),
+            });
+        }
+    }
+
+    /// Recomputes row and column `i` after path `i` changed. O(n · segments).
+    pub fn update(&mut self, paths: &[&Path], i: usize) {
+        self.update_row(paths, i, 0..paths.len());
+    }
+
+    /// The worst entry: `(agent, other, cell)`.
+    pub(crate) fn worst_entry(&self) -> Option<(usize, Other, Cell)> {
+        let mut best: Option<(usize, Other, Cell)> = None;
+        for (i, row) in self.agents.iter().enumerate() {
+            for (j, c) in row.iter().enumerate().skip(i) {
+                if let Some(c) = c
+                    && best.is_none_or(|b| c.gap < b.2.gap)
+                {
+                    best = Some((i, Other::Agent(j), *c));
+                }
+            }
+        }
+        let off = self.obstacles.len();
+        for (i, row) in self.fixed.iter().enumerate() {
+            for (k, c) in row.iter().enumerate() {
+                if let Some(c) = c
+                    && best.is_none_or(|b| c.gap < b.2.gap)
+                {
+                    let other = if k < off { Other::Obstacle(k) } else { Other::Ghost(k - off) };
+                    best = Some((i, other, *c));
+                }
+            }
+        }
+        best
+    }
+
+    /// Smallest gap below target (negative ⇒ something to resolve).
+    pub fn min_gap(&self) -> Option<f64> {
+        self.worst_entry().map(|w| w.2.gap)
+    }
+
+    /// Every entry closer than its real threshold (2r, or r to obstacles;
+    /// without the margin), as contacts.
+    pub fn contacts(&self) -> Vec<Contact> {
+        let r = self.params.radius;
+        let pi = self.params.period;
+        let mut out = Vec::new();
+        for (i, row) in self.agents.iter().enumerate() {
+            for (j, c) in row.iter().enumerate().skip(i) {
+                if let Some(c) = c
+                    && c.approach.distance < 2.0 * r
+                {
+                    out.push(Contact {
+                        agent: i,
+                        other: Other::Agent(j),
+                        time: c.approach.t_a.rem_euclid(pi),
+                        position: c.approach.p_a,
+                        distance: c.approach.distance,
+                        required: 2.0 * r,
+                        agent_time: c.approach.t_a,
+                        other_time: c.approach.t_b,
+                    });
+                }
+            }
+        }
+        let off = self.obstacles.len();
+        for (i, row) in self.fixed.iter().enumerate() {
+            for (k, c) in row.iter().enumerate() {
+                let Some(c) = c else { continue };
+                let (other, required) =
+                    if k < off { (Other::Obstacle(k), r) } else { (Other::Ghost(k - off), 2.0 * r) };
+                if c.approach.distance < required {
+                    out.push(Contact {
+                        agent: i,
+                        other,
+                        time: c.approach.t_a.rem_euclid(pi),
+                        position: c.approach.p_a,
+                        distance: c.approach.distance,
+                        required,
+                        agent_time: c.approach.t_a,
+                        other_time: c.approach.t_b,
+                    });
+                }
+            }
+        }
+        out
     }
 }

@@ -27,10 +27,11 @@
 //! a step that makes things worse is halved, then dropped.
 
 use super::matrix::IncrementalMatrix;
-use super::{CollisionParams, Ghost, closest_periodic, closest_to_obstacle, closest_with_shift, shifts};
+use super::params::CollisionParams;
 use crate::geometry::Vec2;
 use crate::model::Obstacle;
-use crate::trajectory::{Agent, Path};
+use crate::path::{Agent, Path};
+use crate::proximity::{Ghost, closest_periodic, closest_to_obstacle, closest_with_shift, shifts};
 use good_lp::{Expression, ProblemVariables, Solution, SolverModel, Variable, microlp, variable};
 
 /// Settings of one refinement.
@@ -370,7 +371,7 @@ fn apply(agents: &mut [Agent], moves: &[(usize, usize, Vec2, f64)], scale: f64, 
     let (r, l) = (params.radius, params.size);
     for &(i, k, dp, dt) in moves {
         let path = &mut agents[i].path;
-        let p = crate::trajectory::clamp_inside(path.points[k].p + dp * scale, r, l);
+        let p = crate::path::clamp_inside(path.points[k].p + dp * scale, r, l);
         path.set_position(k, p);
         path.points[k].t += dt * scale;
     }

@@ -17,10 +17,12 @@
 //! are kept, collisions may remain (they are reported; this baseline does not
 //! iterate to a guarantee).
 
-use super::{CollisionOutcome, CollisionParams, Ghost, find_contacts};
+use super::matrix::find_contacts;
+use super::params::{CollisionOutcome, CollisionParams};
 use crate::geometry::{Vec2, obstacle_signed_distance};
 use crate::model::Obstacle;
-use crate::trajectory::{Agent, ControlPoint, Path, PointKind};
+use crate::path::{Agent, ControlPoint, Path, PointKind};
+use crate::proximity::Ghost;
 
 /// Time step `[s]`.
 pub const DT: f64 = 0.05;
@@ -92,7 +94,7 @@ pub fn remove_collisions(
     let mut cancelled = false;
     'sweeps: for _ in 0..SWEEPS {
         let mut x: Vec<Vec2> = (0..n).map(|i| goals[i].position(ranges[i].0)).collect();
-        let mut v: Vec<Vec2> = (0..n).map(|i| crate::collision::default::velocity_at(&goals[i], ranges[i].0)).collect();
+        let mut v: Vec<Vec2> = (0..n).map(|i| goals[i].velocity_at(ranges[i].0)).collect();
         let mut next: Vec<Track> = (0..n).map(|i| Track { lo: ranges[i].0, hi: ranges[i].1, x: vec![x[i]] }).collect();
         for s in 1..=total {
             iterations += 1;
@@ -109,7 +111,7 @@ pub fn remove_collisions(
                 }
                 let tp = t - DT;
                 let g = goals[i].position(tp);
-                let gv = crate::collision::default::velocity_at(&goals[i], tp);
+                let gv = goals[i].velocity_at(tp);
                 let mut a = (gv + (g - x[i]) * K - v[i]) / TAU;
                 let mut push = |d: Vec2, theta: f64| {
                     let dist = d.norm();
@@ -177,7 +179,7 @@ pub fn remove_collisions(
                 if speed > MAX_SPEED {
                     v[i] *= MAX_SPEED / speed;
                 }
-                x[i] = crate::trajectory::clamp_inside(x[i] + v[i] * DT, r, l);
+                x[i] = crate::path::clamp_inside(x[i] + v[i] * DT, r, l);
                 if next[i].x.len() <= steps_of(i) {
                     next[i].x.push(x[i]);
                 }
@@ -197,7 +199,7 @@ pub fn remove_collisions(
                 let t = ranges[i].0 + k as f64 * DT;
                 let u = ((t - (ranges[i].1 - BLEND)) / BLEND).clamp(0.0, 1.0);
                 let w = u * u * (3.0 - 2.0 * u);
-                *p = crate::trajectory::clamp_inside(*p + drift * w, r, l);
+                *p = crate::path::clamp_inside(*p + drift * w, r, l);
             }
             tr.x[m] = end;
         }

@@ -1,0 +1,139 @@
+//! Routes around static obstacles for the initial paths: A* on a grid over
+//! the patch shrunk by r (the `pathfinding` crate), then line-of-sight
+//! shortening. Cost: building the grid is O(cells · obstacles); a route is
+//! A* over at most 2000² cells.
+
+use crate::geometry::{Vec2, segment_obstacle_distance};
+use crate::model::{Obstacle, Patch};
+
+/// A* router around static obstacles on a grid over the patch shrunk by r.
+pub(super) struct Router<'a> {
+    obstacles: &'a [Obstacle],
+    clearance: f64,
+    r: f64,
+    h: f64,
+    n: usize,
+    blocked: Vec<bool>,
+}
+
+impl<'a> Router<'a> {
+    pub(super) fn new(patch: &'a Patch) -> Router<'a> {
+        let r = patch.header.agent_radius;
+        let l = patch.header.size;
+        let clearance = r + 0.1;
+        let h = 0.2_f64.min((l - 2.0 * r) / 8.0).max(1e-3);
+        let n = (((l - 2.0 * r) / h).floor() as usize + 1).min(2000);
+        let mut blocked = vec![false; n * n];
+        if !patch.obstacles.is_empty() {
+            for i in 0..n {
+                for j in 0..n {
+                    let p = Vec2::new(r + i as f64 * h, r + j as f64 * h);
+                    blocked[i * n + j] =
+                        patch.obstacles.iter().any(|o| crate::geometry::obstacle_signed_distance(p, o).0 < clearance);
+                }
+            }
+        }
+        Router { obstacles: &patch.obstacles, clearance, r, h, n, blocked }
+    }
+
+    fn clear(&self, a: Vec2, b: Vec2) -> bool {
+        self.obstacles.iter().all(|o| segment_obstacle_distance(a, b, o).1 >= self.clearance - 0.05)
+    }
+
+    /// Route through `waypoints` in order, leg by leg; returns the points and
+    /// whether some leg had to cross an obstacle.
+    pub(super) fn route_through(&self, waypoints: &[Vec2]) -> (Vec<Vec2>, bool) {
+        let mut out = vec![waypoints[0]];
+        let mut blocked = false;
+        for w in waypoints.windows(2) {
+            match self.route(w[0], w[1]) {
+                Some(leg) => out.extend_from_slice(&leg[1..]),
+                None => {
+                    blocked = true;
+                    out.push(w[1]);
+                }
+            }
+        }
+        (out, blocked)
+    }
+
+    fn cell(&self, p: Vec2) -> (usize, usize) {
+        let f = |c: f64| (((c - self.r) / self.h).round().max(0.0) as usize).min(self.n - 1);
+        (f(p.x), f(p.y))
+    }
+
+    fn center(&self, c: (usize, usize)) -> Vec2 {
+        Vec2::new(self.r + c.0 as f64 * self.h, self.r + c.1 as f64 * self.h)
+    }
+
+    /// Shortest obstacle-free route from `a` to `b`, or `None`.
+    fn route(&self, a: Vec2, b: Vec2) -> Option<Vec<Vec2>> {
+        if self.obstacles.is_empty() || self.clear(a, b) {
+            return Some(vec![a, b]);
+        }
+        let n = self.n;
+        let nearest_free = |p: Vec2| -> Option<(usize, usize)> {
+            let c = self.cell(p);
+            if !self.blocked[c.0 * n + c.1] {
+                return Some(c);
+            }
+            let mut best = None;
+            for i in c.0.saturating_sub(10)..(c.0 + 11).min(n) {
+                for j in c.1.saturating_sub(10)..(c.1 + 11).min(n) {
+                    if !self.blocked[i * n + j] {
+                        let d = (self.center((i, j)) - p).norm();
+                        if best.is_none_or(|(_, bd)| d < bd) {
+                            best = Some(((i, j), d));
+                        }
+                    }
+                }
+            }
+            best.map(|(c, _)| c)
+        };
+        let (start, goal) = (nearest_free(a)?, nearest_free(b)?);
+        let scale = 1000.0;
+        let (cells, _) = pathfinding::directed::astar::astar(
+            &start,
+            |&(i, j)| {
+                let mut v = Vec::with_capacity(8);
+                for (di, dj) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)] {
+                    let (ni, nj) = (i as i64 + di, j as i64 + dj);
+                    if ni < 0 || nj < 0 || ni >= n as i64 || nj >= n as i64 {
+                        continue;
+                    }
+                    let (ni, nj) = (ni as usize, nj as usize);
+                    if self.blocked[ni * n + nj] {
+                        continue;
+                    }
+                    let cost = if di != 0 && dj != 0 {
+                        (self.h * std::f64::consts::SQRT_2 * scale) as u64
+                    } else {
+                        (self.h * scale) as u64
+                    };
+                    v.push(((ni, nj), cost));
+                }
+                v
+            },
+            |&(i, j)| {
+                let d = ((i as f64 - goal.0 as f64).powi(2) + (j as f64 - goal.1 as f64).powi(2)).sqrt();
+                (d * self.h * scale * 0.999) as u64
+            },
+            |&c| c == goal,
+        )?;
+        let mut raw: Vec<Vec2> = vec![a];
+        raw.extend(cells.iter().map(|&c| self.center(c)));
+        raw.push(b);
+        // Line-of-sight shortening (string pulling).
+        let mut out = vec![a];
+        let mut i = 0;
+        while i + 1 < raw.len() {
+            let mut j = raw.len() - 1;
+            while j > i + 1 && !self.clear(raw[i], raw[j]) {
+                j -= 1;
+            }
+            out.push(raw[j]);
+            i = j;
+        }
+        Some(out)
+    }
+}
