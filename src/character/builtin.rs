@@ -12,6 +12,7 @@
 //! expressed in place, as the analysis expects.
 
 use super::{Character, Clip, FootJoints, Joint, Pose, Skeleton, Transform, V3, mirror_map, rotation_of, yaw};
+use crate::animation::ik::two_bone_ik;
 use crowdpatch_runtime::skeletal::SkinnedPrimitive;
 use nalgebra::Vector3;
 use std::f64::consts::{PI, TAU};
@@ -150,62 +151,6 @@ pub fn character() -> Character {
         idle: Some(idle),
         height: 1.75,
     }
-}
-
-/// Analytic two-bone IK: rotates `upper` and `lower` (globals) so that the
-/// end joint reaches `target`, keeping the bend plane; returns the new
-/// local rotations of `upper` and `lower` in `pose`. Unreachable targets are
-/// approached along the line (the chain straightens to 99.9 %). With a
-/// `hinge` (the knee's axis in `upper`'s frame, see
-/// [`Character::knee_hinge`]) the knee bends about it, always the same way,
-/// so that a nearly straight leg never flips its bend from one frame to the
-/// next; without, about the chain's current bend plane.
-pub(crate) fn two_bone_ik(
-    sk: &Skeleton,
-    pose: &mut Pose,
-    upper: usize,
-    lower: usize,
-    end: usize,
-    target: V3,
-    hinge: Option<V3>,
-) {
-    let g = sk.globals(pose);
-    let pos = |k: usize| super::position_of(&g[k]);
-    let (h, k, a) = (pos(upper), pos(lower), pos(end));
-    let (l1, l2) = ((k - h).norm(), (a - k).norm());
-    if l1 < 1e-9 || l2 < 1e-9 {
-        return;
-    }
-    let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
-    // Current and wanted knee angles (interior angle at the knee).
-    let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
-    let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
-    let bend = if let Some(hinge) = hinge {
-        // Signed bend (exterior angle) about the hinge, now and wanted.
-        let axis = nalgebra::Unit::new_normalize(rotation_of(&g[upper]) * hinge);
-        let (u, v) = ((k - h).normalize(), (a - k).normalize());
-        let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
-        super::Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
-    } else {
-        let mut axis = (k - h).cross(&(a - k));
-        if axis.norm() < 1e-9 {
-            // Straight chain: bend about the upper joint's local X.
-            axis = rotation_of(&g[upper]) * V3::x();
-        }
-        let axis = nalgebra::Unit::new_normalize(axis);
-        // Opening the knee angle from `cur` to `want`: rotate the lower bone.
-        super::Quat::from_axis_angle(&axis, cur - want)
-    };
-    let parent_lower = rotation_of(&g[upper]);
-    let lower_global = bend * rotation_of(&g[lower]);
-    pose[lower].rotation = parent_lower.inverse() * lower_global;
-    // Then swing the whole chain at the upper joint onto the target.
-    let g2 = sk.globals(pose);
-    let a2 = super::position_of(&g2[end]);
-    let swing = super::Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(super::Quat::identity);
-    let upper_global = swing * rotation_of(&g2[upper]);
-    let parent = sk.joints[upper].parent.map_or_else(super::Quat::identity, |p| rotation_of(&g2[p]));
-    pose[upper].rotation = parent.inverse() * upper_global;
 }
 
 /// Sets joint `joint`'s local rotation so that its global rotation is `global`.

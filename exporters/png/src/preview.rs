@@ -7,7 +7,7 @@
 use crate::{CrossingMark, PanelPath, PngError, StagePanel, StagesFigure, render_stages};
 use crowdpatch::bake::Bake;
 use crowdpatch::model::Direction;
-use crowdpatch::trajectory::Agent;
+use crowdpatch::path::Agent;
 
 fn panel_paths(agents: &[Agent], straight: bool) -> Vec<PanelPath> {
     agents

@@ -1,0 +1,403 @@
+//! Inverse kinematics of the legs (BPK blend §4.5, course notes): analytic
+//! two-bone IK, moving a foot with a heel roll when it is out of reach, the
+//! body lowered or shifted when a planted foot cannot be reached, and legs
+//! of imported rigs whose foot joint hangs outside the leg chain bent onto
+//! the foot. Every function is O(joints) (one pass of global transforms).
+
+use crate::character::{Character, Pose, Quat, Skeleton, V3, position_of, rotation_of};
+use crowdpatch_runtime::format::Foot;
+
+/// Analytic two-bone IK: rotates `upper` and `lower` (globals) so that the
+/// end joint reaches `target`, keeping the bend plane; returns the new
+/// local rotations of `upper` and `lower` in `pose`. Unreachable targets are
+/// approached along the line (the chain straightens to 99.9 %). With a
+/// `hinge` (the knee's axis in `upper`'s frame, see
+/// [`crate::character::Character::knee_hinge`]) the knee bends about it, always the same way,
+/// so that a nearly straight leg never flips its bend from one frame to the
+/// next; without, about the chain's current bend plane.
+pub fn two_bone_ik(
+    sk: &Skeleton,
+    pose: &mut Pose,
+    upper: usize,
+    lower: usize,
+    end: usize,
+    target: V3,
+    hinge: Option<V3>,
+) {
+    let g = sk.globals(pose);
+    let pos = |k: usize| position_of(&g[k]);
+    let (h, k, a) = (pos(upper), pos(lower), pos(end));
+    let (l1, l2) = ((k - h).norm(), (a - k).norm());
+    if l1 < 1e-9 || l2 < 1e-9 {
+        return;
+    }
+    let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
+    // Current and wanted knee angles (interior angle at the knee).
+    let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
+    let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
+    let bend = if let Some(hinge) = hinge {
+        // Signed bend (exterior angle) about the hinge, now and wanted.
+        let axis = nalgebra::Unit::new_normalize(rotation_of(&g[upper]) * hinge);
+        let (u, v) = ((k - h).normalize(), (a - k).normalize());
+        let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
+        Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
+    } else {
+        let mut axis = (k - h).cross(&(a - k));
+        if axis.norm() < 1e-9 {
+            // Straight chain: bend about the upper joint's local X.
+            axis = rotation_of(&g[upper]) * V3::x();
+        }
+        let axis = nalgebra::Unit::new_normalize(axis);
+        // Opening the knee angle from `cur` to `want`: rotate the lower bone.
+        Quat::from_axis_angle(&axis, cur - want)
+    };
+    let parent_lower = rotation_of(&g[upper]);
+    let lower_global = bend * rotation_of(&g[lower]);
+    pose[lower].rotation = parent_lower.inverse() * lower_global;
+    // Then swing the whole chain at the upper joint onto the target.
+    let g2 = sk.globals(pose);
+    let a2 = position_of(&g2[end]);
+    let swing = Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(Quat::identity);
+    let upper_global = swing * rotation_of(&g2[upper]);
+    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g2[p]));
+    pose[upper].rotation = parent.inverse() * upper_global;
+}
+
+/// Moves the foot (ankle) of `foot` by `delta` (model frame) keeping its
+/// global orientation: two-bone IK when the ankle hangs from a two-bone leg
+/// of sided joints (the knee bending about `hinge`, its axis in the thigh's
+/// frame, when given), else a shift of the foot joint itself.
+pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, hinge: Option<V3>) {
+    if delta.norm() < 1e-9 {
+        return;
+    }
+    let sk = &character.skeleton;
+    let ankle = character.foot(foot).ankle;
+    let g = sk.globals(pose);
+    let chain = sk.joints[ankle].parent.and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)));
+    let sided = |j: usize| character.mirror[j] != j;
+    match chain {
+        Some((thigh, shin)) if sided(thigh) && sided(shin) => {
+            let pos = |j: usize| position_of(&g[j]);
+            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let contact = character.foot(foot).contact;
+            let ankle_at = pos(ankle) + delta;
+            let contact_at = pos(contact) + delta;
+            let hip = pos(thigh);
+            let roll = heel_roll(ankle_at, contact_at, hip, reach);
+            let foot_global = roll * rotation_of(&g[ankle]);
+            two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
+            let g2 = sk.globals(pose);
+            pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
+        }
+        _ => {
+            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| g[p]);
+            let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
+            if let Some(inv) = lin.try_inverse() {
+                pose[ankle].translation += inv * delta;
+            }
+        }
+    }
+}
+
+/// The roll of a foot about its contact point (heel up), as a walker does,
+/// that brings its ankle from `ankle_at` within `reach` of the hip joint at
+/// `hip`, rather than let the contact slide; at most 0.8 rad (identity when
+/// the ankle is within reach or the foot has no separate contact joint).
+pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
+    let mut roll = Quat::identity();
+    if (ankle_at - contact_at).norm() > 1e-9 && (ankle_at - hip).norm() > reach {
+        let arm = ankle_at - contact_at;
+        let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
+        if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
+            for k in 1..=160 {
+                let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
+                let r = if (r * arm).y < arm.y { r.inverse() } else { r };
+                roll = r;
+                if (contact_at + r * arm - hip).norm() <= reach {
+                    break;
+                }
+            }
+        }
+    }
+    roll
+}
+
+/// How the body must move (model frame `[m]`) so that each foot, its
+/// contact moved by its `delta` (model frame), is within reach of its leg
+/// after the heel roll of [`heel_roll`]: first lowered (at most 0.3 m), then
+/// shifted horizontally towards each foot still out of reach by its excess
+/// times the foot's weight (1 for a planted foot, 0 for one in the air,
+/// in between while it lifts or lands, so that the move is continuous in
+/// time; the sum does not depend on the feet's order). Zero when every foot
+/// reaches. Long or sharply turning steps stretch the legs beyond what the
+/// clip's hip height allows; the feet stay planted and the root follows
+/// them (BPK §5: the root moves with the stance foot).
+pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
+    let sk = &character.skeleton;
+    let g = sk.globals(pose);
+    let pos = |j: usize| position_of(&g[j]);
+    // Per foot: hip, reach and the (rolled) ankle target.
+    let legs: Vec<(V3, f64, V3, f64)> = feet
+        .iter()
+        .filter_map(|&(foot, delta, weight)| {
+            let ankle = character.foot(foot).ankle;
+            // A leg that follow_foot bends onto a detached foot joint: its
+            // reach is the rest distance from the knee to the foot joint.
+            if let Some((upper, lower)) = detached_leg(character, foot) {
+                let rest = sk.globals(&sk.rest_pose());
+                let shin = (position_of(&rest[ankle]) - position_of(&rest[lower])).norm();
+                let reach = 0.998 * ((pos(lower) - pos(upper)).norm() + shin);
+                return Some((pos(upper), reach, pos(ankle) + delta, weight));
+            }
+            let shin = sk.joints[ankle].parent?;
+            let thigh = sk.joints[shin].parent?;
+            // Only legs that move_foot bends by IK.
+            if character.mirror[thigh] == thigh || character.mirror[shin] == shin {
+                return None;
+            }
+            let reach = 0.998 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let contact_at = pos(character.foot(foot).contact) + delta;
+            let ankle_at = pos(ankle) + delta;
+            let hip = pos(thigh);
+            let a = contact_at + heel_roll(ankle_at, contact_at, hip, reach) * (ankle_at - contact_at);
+            Some((hip, reach, a, weight))
+        })
+        .collect();
+    let mut drop = 0.0_f64;
+    for &(hip, reach, a, _) in &legs {
+        let d = a - hip;
+        let (dh2, dv) = (d.x * d.x + d.z * d.z, -d.y);
+        if dh2 + dv * dv > reach * reach {
+            drop = drop.max(dv - (reach * reach - dh2).max(0.0).sqrt());
+        }
+    }
+    let down = V3::new(0.0, -drop.clamp(0.0, 0.3), 0.0);
+    let mut fix = down;
+    for &(hip, reach, a, weight) in &legs {
+        let d = a - (hip + down);
+        let h = V3::new(d.x, 0.0, d.z);
+        let r = (reach * reach - d.y * d.y).max(0.0).sqrt();
+        if weight > 0.0 && h.norm() > r {
+            fix += h * (weight * (h.norm() - r) / h.norm());
+        }
+    }
+    // The horizontal shift is bounded: beyond, the root would leave the
+    // path and the legs swing wildly; the foot then rolls further instead.
+    let shift = V3::new(fix.x, 0.0, fix.z);
+    if shift.norm() > MAX_ROOT_SHIFT {
+        fix -= shift * (1.0 - MAX_ROOT_SHIFT / shift.norm());
+    }
+    fix
+}
+
+/// Largest horizontal move `[m]` of the body by [`reach_fix`].
+const MAX_ROOT_SHIFT: f64 = 0.15;
+
+/// The leg chain (upper leg, lower leg) of a character whose foot joint
+/// does not hang from its leg (an imported rig whose legs followed the foot
+/// by an IK constraint): joints named `UpperLeg{L,R}` and `LowerLeg{L,R}`,
+/// the foot joint not a descendant of the upper leg. `None` otherwise (the
+/// built-in character's foot hangs from its shin).
+pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)> {
+    let sk = &character.skeleton;
+    let side = match foot {
+        Foot::Left => "L",
+        Foot::Right => "R",
+    };
+    let upper = sk.find(&format!("UpperLeg{side}"))?;
+    let lower = sk.find(&format!("LowerLeg{side}"))?;
+    if sk.joints[lower].parent != Some(upper) {
+        return None;
+    }
+    let mut j = Some(character.foot(foot).ankle);
+    while let Some(k) = j {
+        if k == lower || k == upper {
+            return None;
+        }
+        j = sk.joints[k].parent;
+    }
+    Some((upper, lower))
+}
+
+/// Bends the leg chain of [`detached_leg`] by two-bone IK (law of cosines
+/// at the knee, then a swing of the upper leg) so that the lower leg's end
+/// (the foot joint's rest position in the lower leg's frame) reaches the
+/// foot joint (model frame); nothing when the foot hangs from its leg.
+pub fn follow_foot(character: &Character, pose: &mut Pose, foot: Foot) {
+    let Some((upper, lower)) = detached_leg(character, foot) else {
+        return;
+    };
+    let sk = &character.skeleton;
+    let ankle = character.foot(foot).ankle;
+    let rest = sk.globals(&sk.rest_pose());
+    let Some(inv) = rest[lower].try_inverse() else {
+        return;
+    };
+    let end_local = (inv * rest[ankle].column(3).into_owned()).xyz();
+    let g = sk.globals(pose);
+    let target = position_of(&g[ankle]);
+    let end_of = |g: &[nalgebra::Matrix4<f64>]| (g[lower] * end_local.push(1.0)).xyz();
+    let (h, k, a) = (position_of(&g[upper]), position_of(&g[lower]), end_of(&g));
+    let (l1, l2) = ((k - h).norm(), (a - k).norm());
+    if l1 < 1e-9 || l2 < 1e-9 {
+        return;
+    }
+    let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, 0.999 * (l1 + l2));
+    // Knee: set the angle between the thigh and the shin to the one that
+    // puts the end at distance d from the hip, about the current bend normal.
+    let (u, v) = ((k - h) / l1, (a - k) / l2);
+    let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9)
+        .unwrap_or_else(|| nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z())));
+    let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
+    let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
+    let bend = Quat::from_axis_angle(&normal, want - cur);
+    let lower_parent = rotation_of(&g[upper]);
+    pose[lower].rotation = lower_parent.inverse() * (bend * rotation_of(&g[lower]));
+    // Hip: swing the chain so that the end points at the target.
+    let g = sk.globals(pose);
+    let a = end_of(&g);
+    if let Some(swing) = Quat::rotation_between(&(a - h), &(target - h)) {
+        let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g[p]));
+        pose[upper].rotation = parent.inverse() * (swing * rotation_of(&g[upper]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::{Character, Joint, Transform, builtin, mirror_map};
+
+    fn leg(character: &Character, foot: Foot) -> (usize, usize, usize) {
+        let sk = &character.skeleton;
+        let ankle = character.foot(foot).ankle;
+        let shin = sk.joints[ankle].parent.unwrap();
+        (sk.joints[shin].parent.unwrap(), shin, ankle)
+    }
+
+    #[test]
+    fn two_bone_ik_puts_the_end_joint_on_a_reachable_target_and_keeps_bone_lengths() {
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        for foot in [Foot::Left, Foot::Right] {
+            let (thigh, shin, ankle) = leg(&c, foot);
+            let mut pose = sk.rest_pose();
+            let p0 = sk.positions(&pose);
+            let lengths = |p: &[V3]| ((p[shin] - p[thigh]).norm(), (p[ankle] - p[shin]).norm());
+            for (k, offset) in
+                [V3::new(0.05, 0.12, 0.1), V3::new(-0.02, 0.3, -0.15), V3::new(0.0, 0.05, 0.25)].into_iter().enumerate()
+            {
+                let target = p0[ankle] + offset;
+                let hinge = (k % 2 == 0).then(|| c.knee_hinge(foot)).flatten();
+                two_bone_ik(sk, &mut pose, thigh, shin, ankle, target, hinge);
+                let p = sk.positions(&pose);
+                assert!((p[ankle] - target).norm() < 1e-6, "{foot:?} {k}: {} m off", (p[ankle] - target).norm());
+                let (a, b) = (lengths(&p0), lengths(&p));
+                assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "bones keep their lengths");
+                assert_eq!(p[thigh], p0[thigh], "the hip joint does not move");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unreachable_target_straightens_the_leg_towards_it() {
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        let (thigh, shin, ankle) = leg(&c, Foot::Left);
+        let mut pose = sk.rest_pose();
+        let p0 = sk.positions(&pose);
+        let reach = (p0[shin] - p0[thigh]).norm() + (p0[ankle] - p0[shin]).norm();
+        let target = p0[thigh] + V3::new(0.3, -1.0, 0.4).normalize() * (2.0 * reach);
+        two_bone_ik(sk, &mut pose, thigh, shin, ankle, target, None);
+        let p = sk.positions(&pose);
+        let d = p[ankle] - p[thigh];
+        assert!(d.norm() > 0.999 * reach && d.norm() <= reach, "{} of {reach}", d.norm());
+        let off_line = d.cross(&(target - p[thigh]).normalize()).norm();
+        assert!(off_line < 1e-6, "the end lies on the line to the target ({off_line} m off)");
+    }
+
+    #[test]
+    fn move_foot_moves_the_contact_and_keeps_the_foot_orientation() {
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        for foot in [Foot::Left, Foot::Right] {
+            let mut pose = sk.rest_pose();
+            let (ankle, contact) = (c.foot(foot).ankle, c.foot(foot).contact);
+            let g0 = sk.globals(&pose);
+            let delta = V3::new(0.04, 0.08, -0.06);
+            move_foot(&c, &mut pose, foot, delta, c.knee_hinge(foot));
+            let g = sk.globals(&pose);
+            let moved = position_of(&g[contact]) - position_of(&g0[contact]);
+            assert!((moved - delta).norm() < 1e-6, "{foot:?}: contact moved {moved:?}, wanted {delta:?}");
+            let turn = rotation_of(&g[ankle]) * rotation_of(&g0[ankle]).inverse();
+            assert!(turn.angle() < 1e-6, "the foot keeps its global orientation ({} rad)", turn.angle());
+        }
+    }
+
+    #[test]
+    fn reach_fix_lowers_the_body_only_when_a_planted_foot_is_out_of_reach() {
+        let c = builtin::character();
+        let pose = c.skeleton.rest_pose();
+        let near = [(Foot::Left, V3::new(0.0, 0.02, 0.05), 1.0), (Foot::Right, V3::zeros(), 1.0)];
+        assert_eq!(reach_fix(&c, &pose, &near), V3::zeros());
+        let far = [(Foot::Left, V3::new(0.0, -0.12, 0.0), 1.0), (Foot::Right, V3::zeros(), 1.0)];
+        let fix = reach_fix(&c, &pose, &far);
+        assert!(fix.y < -0.01 && fix.y >= -0.3, "{fix:?}");
+        assert!(V3::new(fix.x, 0.0, fix.z).norm() <= MAX_ROOT_SHIFT + 1e-12);
+    }
+
+    /// A rig whose foot joints hang from the root, beside their legs (as
+    /// RobotExpressive's): root → hips → UpperLeg{L,R} → LowerLeg{L,R}, and
+    /// root → Foot{L,R}.
+    fn detached_rig() -> Character {
+        let j = |name: &str, parent: Option<usize>, t: [f64; 3]| Joint {
+            name: name.into(),
+            parent,
+            rest: Transform { translation: V3::new(t[0], t[1], t[2]), ..Transform::default() },
+        };
+        let joints = vec![
+            j("Root", None, [0.0, 0.0, 0.0]),
+            j("Hips", Some(0), [0.0, 1.0, 0.0]),
+            j("UpperLegL", Some(1), [0.1, 0.0, 0.0]),
+            j("LowerLegL", Some(2), [0.0, -0.45, 0.0]),
+            j("UpperLegR", Some(1), [-0.1, 0.0, 0.0]),
+            j("LowerLegR", Some(4), [0.0, -0.45, 0.0]),
+            j("FootL", Some(0), [0.1, 0.1, 0.0]),
+            j("FootR", Some(0), [-0.1, 0.1, 0.0]),
+        ];
+        let skeleton = crate::character::Skeleton { joints };
+        let mirror = mirror_map(&skeleton);
+        Character {
+            name: "detached".into(),
+            feet: [
+                crate::character::FootJoints { ankle: 6, contact: 6 },
+                crate::character::FootJoints { ankle: 7, contact: 7 },
+            ],
+            hips: 1,
+            mirror,
+            skeleton,
+            primitives: vec![],
+            clips: vec![],
+            idle: None,
+            height: 1.1,
+        }
+    }
+
+    #[test]
+    fn a_detached_leg_is_bent_onto_its_foot_joint() {
+        let c = detached_rig();
+        assert_eq!(detached_leg(&c, Foot::Left), Some((2, 3)));
+        assert_eq!(detached_leg(&builtin::character(), Foot::Left), None, "the built-in foot hangs from its shin");
+        let sk = &c.skeleton;
+        let mut pose = sk.rest_pose();
+        // The foot steps forward and up: the leg must follow it.
+        pose[6].translation += V3::new(0.0, 0.15, 0.2);
+        follow_foot(&c, &mut pose, Foot::Left);
+        let rest = sk.globals(&sk.rest_pose());
+        let end_local = (rest[3].try_inverse().unwrap() * rest[6].column(3).into_owned()).xyz();
+        let g = sk.globals(&pose);
+        let end = (g[3] * end_local.push(1.0)).xyz();
+        let foot = position_of(&g[6]);
+        assert!((end - foot).norm() < 1e-6, "the lower leg ends {} m from the foot", (end - foot).norm());
+    }
+}

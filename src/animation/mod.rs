@@ -1,0 +1,165 @@
+//! Stage 5b: foot-locked skeletal animation that follows planned footsteps
+//! (course notes, "Footstep Parameterized Motion Blending using Barycentric
+//! Coordinates" §4.2–4.5; "Avatar Locomotion in Crowd Simulation" §4.2–4.4).
+//!
+//! Per step (stance foot S planted at footprint `X_j`, swing foot W landing at
+//! `X_{j+1}`):
+//! 1. **Blend**: the library steps whose landing positions span the triangle
+//!    that holds the wanted landing, with barycentric weights (eq. 1), each
+//!    time-warped to the planned duration (phase `u ∈ [0, 1]`).
+//! 2. **Transitions**: the pose at the step's start is the previous step's
+//!    end pose; the difference to the blend is held through double support
+//!    and faded out while the swing foot is in the air. At a boundary crossing
+//!    (and a loop's end) the last step fades *into* the convention's boundary
+//!    pose, so the neighbour tile starts from the same pose.
+//! 3. **Root from the stance foot** (APM §4.3, eq. 2): the character is placed
+//!    so that the stance foot's contact point stays exactly on `X_j`; turns
+//!    are rotations about it (§4.4), spread over the step with a smoothstep,
+//!    so the torso heading is filtered: continuous, with no rate jump at step
+//!    boundaries.
+//! 4. **Foot IK** (BPK blend §4.5): the swing foot stays on its footprint until
+//!    it lifts off, then is carried smoothly onto the planned landing, by
+//!    analytic two-bone IK on the leg (or by moving the foot joint when the
+//!    rig's foot hangs outside the leg chain).
+//!
+//! So no planted foot slides, whatever the blend weights and time warps.
+//!
+//! | part | module |
+//! |---|---|
+//! | per-step synthesis (blend, transitions, placement, IK), standing agents | [`step`] |
+//! | leg IK: two-bone IK, heel roll, reach fix, detached legs | [`ik`] |
+//! | key times, key refinement, local tracks, the trace as played | [`sampling`] |
+//! | quality figures | [`metrics`] |
+
+pub mod ik;
+pub mod metrics;
+pub mod sampling;
+pub mod skeletal;
+pub mod step;
+
+pub use sampling::Trace;
+pub use skeletal::Skeletal;
+
+use crate::footsteps::{FootstepPlan, PathEnds, plan_agent};
+use crate::model::Patch;
+use crate::path::Agent;
+use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Footstep, Side, SkeletalAnimation};
+
+/// The result of the footstep and animation stage.
+#[derive(Debug, Clone)]
+pub struct SkeletalOutcome {
+    /// The animation (baked format).
+    pub animation: SkeletalAnimation,
+    /// Per agent, its footstep plan (`None` for a standing agent).
+    pub plans: Vec<Option<FootstepPlan>>,
+    /// Per agent, world positions of the synthesised motion.
+    pub traces: Vec<Trace>,
+    /// The gait at each boundary point, `(side, entry?, index, gait)`.
+    pub gaits: Vec<(Side, bool, usize, BoundaryGait)>,
+    /// Quality figures.
+    pub metrics: AnimationMetrics,
+    /// Footstep planning wall time `[ms]`.
+    pub planning_ms: f64,
+    /// Synthesis wall time `[ms]`.
+    pub synthesis_ms: f64,
+    /// Remarks (relaxed plans).
+    pub notes: Vec<String>,
+}
+
+/// Plans footsteps for every agent and synthesises its skeletal animation.
+/// `agents` are the bake's final paths and `baked` their baked form (same
+/// order).
+pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: &Skeletal) -> SkeletalOutcome {
+    let character = &skeletal.character;
+    let gait = &skeletal.gait;
+    let period = patch.header.period;
+    let per_period = (period * skeletal.frame_rate).round().max(2.0);
+    let interval = period / per_period;
+    let t = std::time::Instant::now();
+    let mut plans = Vec::with_capacity(agents.len());
+    let mut ends_of = Vec::with_capacity(agents.len());
+    let mut gaits = Vec::new();
+    let mut notes = Vec::new();
+    for (i, (a, b)) in agents.iter().zip(baked).enumerate() {
+        let ends = path_ends(a);
+        let plan = plan_agent(gait, character, b, ends, period, &skeletal.params);
+        if let Some(p) = &plan
+            && p.relaxed
+        {
+            notes.push(format!("agent {i}: footstep limits were relaxed to follow its path"));
+        }
+        if let (Some(e), Some(x)) = (a.entry, a.exit) {
+            let ge = gait.boundary(character, arr(e.position), arr(e.velocity), b.start()).gait;
+            let gx = gait.boundary(character, arr(x.position), arr(x.velocity), b.end()).gait;
+            gaits.push((e.side, true, e.index, ge));
+            gaits.push((x.side, false, x.index, gx));
+        }
+        plans.push(plan);
+        ends_of.push(ends);
+    }
+    let planning_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let t = std::time::Instant::now();
+    let mut out = Vec::with_capacity(agents.len());
+    let mut traces = Vec::with_capacity(agents.len());
+    for ((b, plan), ends) in baked.iter().zip(&plans).zip(&ends_of) {
+        let (anim, trace) = match (plan, ends) {
+            (Some(plan), PathEnds::Exogenous { entry, exit }) => {
+                let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
+                let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
+                step::synthesize_walker(skeletal, b, plan, (&s, &e), interval)
+            }
+            (Some(plan), PathEnds::Loop) => {
+                // The loop's convention, as the planner made it.
+                let f = &plan.footsteps;
+                let s = gait.boundary(character, b.keys[0].position, loop_velocity(&plan.footsteps, b), b.start());
+                let mut e = s;
+                e.left = f[f.len() - 1];
+                e.right = f[f.len() - 2];
+                step::synthesize_walker(skeletal, b, plan, (&s, &e), interval)
+            }
+            _ => step::synthesize_standing(character, gait, b, period, interval),
+        };
+        out.push(anim);
+        traces.push(trace);
+    }
+    let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let metrics = metrics::metrics(character, baked, &out, &traces, period);
+    SkeletalOutcome {
+        animation: SkeletalAnimation { character: character.to_runtime(), sample_interval: interval, agents: out },
+        plans,
+        traces,
+        gaits,
+        metrics,
+        planning_ms,
+        synthesis_ms,
+        notes,
+    }
+}
+
+/// The velocity the planner used at a loop's start: recovered from the
+/// first footsteps' heading and the path.
+fn loop_velocity(footsteps: &[Footstep], b: &BakedAgent) -> [f64; 2] {
+    let h = footsteps[1].heading;
+    let span = 0.25;
+    let (p0, _) = b.sample(b.start()).unwrap_or((b.keys[0].position, 0.0));
+    let (p1, _) = b.sample((b.start() + span).min(b.end())).unwrap_or((p0, 0.0));
+    let (pe, _) = b.sample((b.end() - span).max(b.start())).unwrap_or((p0, 0.0));
+    let speed = ((p1[0] - pe[0]).hypot(p1[1] - pe[1])) / (2.0 * span);
+    [speed * h.cos(), speed * h.sin()]
+}
+
+fn arr(v: crate::geometry::Vec2) -> [f64; 2] {
+    [v.x, v.y]
+}
+
+/// How an agent's path starts and ends.
+pub fn path_ends(a: &Agent) -> PathEnds {
+    match (a.entry, a.exit) {
+        (Some(e), Some(x)) => PathEnds::Exogenous { entry: arr(e.velocity), exit: arr(x.velocity) },
+        _ => {
+            let p0 = a.path.points[0].p;
+            let moves = a.path.points.iter().any(|c| (c.p - p0).norm() > 0.05);
+            if moves { PathEnds::Loop } else { PathEnds::Standing }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! Sampling the synthesised motion into joint tracks: key times on a
+//! regular grid with the path's ends, keys inserted where glTF LINEAR
+//! interpolation would move a planted foot, local transforms relative to
+//! the instance node, and the trace of the animation *as played* that the
+//! metrics measure.
+
+use crate::character::{Character, Pose, Quat, V3, yaw};
+use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep};
+use std::f64::consts::FRAC_PI_2;
+
+/// What the synthesis of one agent gives beside its animation: world
+/// positions for the metrics.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    /// Sample times `[s]` (unwrapped, clamped into the path's interval).
+    pub times: Vec<f64>,
+    /// Contact-joint world positions per sample, left then right, patch
+    /// frame `[x, y, height]` `[m]`.
+    pub feet: Vec<[[f64; 3]; 2]>,
+    /// Root (hips) ground position per sample, patch frame `[m]`.
+    pub root: Vec<[f64; 2]>,
+    /// Every joint's world position per sample (glTF frame), for jump checks.
+    pub joints: Vec<Vec<V3>>,
+}
+
+/// glTF yaw of a patch heading.
+pub(super) fn gltf_yaw(heading: f64) -> f64 {
+    heading + FRAC_PI_2
+}
+
+/// glTF point (x, 0, −y) of a patch point.
+pub(super) fn to_gltf(p: [f64; 2]) -> V3 {
+    V3::new(p[0], 0.0, -p[1])
+}
+
+/// A posed character at one instant: model-frame pose and its placement.
+#[derive(Debug, Clone)]
+pub(super) struct Posed {
+    pub(super) pose: Pose,
+    /// glTF yaw of the model frame.
+    pub(super) yaw: f64,
+    /// glTF translation of the model origin (y = 0).
+    pub(super) offset: V3,
+}
+
+impl Posed {
+    pub(super) fn world(&self, m: V3) -> V3 {
+        yaw(self.yaw) * m + self.offset
+    }
+
+    /// World positions (glTF frame) of every joint.
+    pub(super) fn world_positions(&self, character: &Character) -> Vec<V3> {
+        character.skeleton.positions(&self.pose).iter().map(|&x| self.world(x)).collect()
+    }
+}
+
+/// Most halvings of a key interval by [`refine_keys`] (down to 1/8 of it).
+const MAX_REFINE: u32 = 3;
+
+/// Bound on the speed `[m/s]` a planted foot may seem to have between two
+/// keys: a key is inserted where the played foot strays more than
+/// `KEY_SPEED_BOUND · Δ / 2` from the synthesised one at the middle of a key
+/// interval of length Δ (a stray of d there and back reads as a mean speed
+/// of 2d/Δ).
+const KEY_SPEED_BOUND: f64 = 0.004;
+
+/// Keys of an agent's joint tracks: the regular `times`, with keys inserted
+/// by halving where interpolating the tracks (as glTF LINEAR does, see
+/// [`played_world`]) moves a planted foot away from its footprint (more than
+/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. Interpolating
+/// joint rotations is not interpolating the foot's position: without the
+/// extra keys a planted foot slides slightly between keys.
+pub(super) fn refine_keys(
+    character: &Character,
+    agent: &BakedAgent,
+    footsteps: &[Footstep],
+    times: &[f64],
+    eval: &dyn Fn(f64) -> Posed,
+) -> (Vec<f64>, Vec<Posed>) {
+    let planted =
+        |t: f64| -> Vec<Foot> { footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect() };
+    let mut out_t = Vec::with_capacity(times.len() * 2);
+    let mut out_p = Vec::with_capacity(times.len() * 2);
+    let Some(&t0) = times.first() else { return (out_t, out_p) };
+    let mut a = (t0, eval(t0));
+    let la0 = locals(character, agent, a.0, &a.1);
+    out_t.push(a.0);
+    out_p.push(a.1.clone());
+    let mut la = la0;
+    for &tb in &times[1..] {
+        // Depth-first halving of [a, b].
+        let b = (tb, eval(tb));
+        let lb = locals(character, agent, b.0, &b.1);
+        let mut stack = vec![(b, lb, 0u32)];
+        while let Some((b, lb, depth)) = stack.pop() {
+            let tm = 0.5 * (a.0 + b.0);
+            let feet = planted(tm);
+            let mid = (depth < MAX_REFINE && !feet.is_empty()).then(|| eval(tm)).filter(|m| {
+                let truth = m.world_positions(character);
+                let played = played_world(character, agent, &la, &lb, 0.5, tm);
+                let d = feet.iter().map(|&ft| {
+                    let c = character.foot(ft).contact;
+                    let (p, q) = (played[c], truth[c]);
+                    (p.x - q.x).hypot(p.z - q.z)
+                });
+                d.fold(0.0, f64::max) > KEY_SPEED_BOUND * (b.0 - a.0) / 2.0
+            });
+            if let Some(m) = mid {
+                let lm = locals(character, agent, tm, &m);
+                stack.push((b, lb, depth + 1));
+                stack.push(((tm, m), lm, depth + 1));
+            } else {
+                out_t.push(b.0);
+                out_p.push(b.1.clone());
+                a = b;
+                la = lb;
+            }
+        }
+    }
+    (out_t, out_p)
+}
+
+/// Local joint transforms of `p` at time `t` as the tracks hold them: the
+/// top joints relative to the instance node (on the path at `t`), the others
+/// as posed.
+fn locals(character: &Character, agent: &BakedAgent, t: f64, p: &Posed) -> Vec<(V3, Quat)> {
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let inst_yaw = gltf_yaw(ih);
+    let inst_at = to_gltf(ip);
+    let back = yaw(-inst_yaw);
+    character
+        .skeleton
+        .joints
+        .iter()
+        .zip(&p.pose)
+        .map(|(joint, local)| {
+            if joint.parent.is_none() {
+                let world_t = yaw(p.yaw) * local.translation + p.offset;
+                (back * (world_t - inst_at), yaw(p.yaw - inst_yaw) * local.rotation)
+            } else {
+                (local.translation, local.rotation)
+            }
+        })
+        .collect()
+}
+
+/// World positions (glTF frame) of every joint as a player shows them at
+/// time `t`, a share `s` from the key with locals `a` to the key with locals
+/// `b`: translations lerped, rotations slerped, under the instance node on
+/// the path.
+fn played_world(
+    character: &Character,
+    agent: &BakedAgent,
+    a: &[(V3, Quat)],
+    b: &[(V3, Quat)],
+    s: f64,
+    t: f64,
+) -> Vec<V3> {
+    let sk = &character.skeleton;
+    let mut pose = sk.rest_pose();
+    for ((x, (ta, qa)), (tb, qb)) in pose.iter_mut().zip(a).zip(b) {
+        x.translation = ta.lerp(tb, s);
+        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+        x.rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
+    }
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
+    sk.positions(&pose).iter().map(|&x| placed.world(x)).collect()
+}
+
+/// Sample times `i · interval` from the last one at or before the path's
+/// start to the first one at or after its end, with the start and end
+/// themselves (boundary crossings: the pose there is the seam convention's,
+/// and a key there lets a player show it exactly, not a blend of neighbours).
+pub fn sample_times(agent: &BakedAgent, interval: f64) -> Vec<f64> {
+    let (a, b) = (agent.start(), agent.end());
+    let i0 = (a / interval + 1e-9).floor() as i64;
+    let i1 = (b / interval - 1e-9).ceil() as i64;
+    let mut times: Vec<f64> = (i0..=i1).map(|i| i as f64 * interval).collect();
+    let eps = 1e-6 * interval;
+    for t in [a, b] {
+        let k = times.partition_point(|&x| x < t);
+        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
+        if !(near(k) || (k > 0 && near(k - 1))) {
+            times.insert(k, t);
+        }
+    }
+    times
+}
+
+/// Trace points per regular key interval: the trace samples the played
+/// animation at `interval / TRACE_SUBSTEPS`.
+const TRACE_SUBSTEPS: usize = 4;
+
+/// Local joint tracks relative to the instance node, and the trace.
+pub(super) fn output(
+    character: &Character,
+    agent: &BakedAgent,
+    footsteps: Vec<Footstep>,
+    times: Vec<f64>,
+    posed: Vec<Posed>,
+    interval: f64,
+) -> (AgentAnimation, Trace) {
+    let n = character.skeleton.len();
+    let mut anim = AgentAnimation {
+        footsteps,
+        times: times.clone(),
+        translations: Vec::with_capacity(times.len() * n),
+        rotations: Vec::with_capacity(times.len() * n),
+    };
+    let mut prev_q: Vec<Option<[f32; 4]>> = vec![None; n];
+    for (&t, p) in times.iter().zip(&posed) {
+        for (j, (tr, rot)) in locals(character, agent, t, p).into_iter().enumerate() {
+            let c = rot.coords;
+            let mut q = [c.x as f32, c.y as f32, c.z as f32, c.w as f32];
+            if let Some(pq) = prev_q[j] {
+                let dot: f32 = (0..4).map(|k| pq[k] * q[k]).sum();
+                if dot < 0.0 {
+                    q = q.map(|x| -x);
+                }
+            }
+            prev_q[j] = Some(q);
+            anim.translations.push([tr.x as f32, tr.y as f32, tr.z as f32]);
+            anim.rotations.push(q);
+        }
+    }
+    // The trace is taken from the animation as a player interpolates it
+    // (glTF LINEAR: lerp of translations, slerp of rotations, instance node
+    // on the path, from the f32 keys), on a regular grid finer than the
+    // keys, so that the metrics see what is played, not only the keys.
+    let local = |i: usize| -> Vec<(V3, Quat)> {
+        (0..n)
+            .map(|j| {
+                let t = anim.translations[i * n + j];
+                let q = anim.rotations[i * n + j];
+                let q =
+                    Quat::new_normalize(nalgebra::Quaternion::new(q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64));
+                (V3::new(t[0] as f64, t[1] as f64, t[2] as f64), q)
+            })
+            .collect()
+    };
+    let mut trace = Trace::default();
+    if times.is_empty() {
+        return (anim, trace);
+    }
+    let (first, last) = (times[0], times[times.len() - 1]);
+    let step = interval / TRACE_SUBSTEPS as f64;
+    let count = ((last - first) / step).round() as usize;
+    let mut i = 0;
+    let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
+    for k in 0..=count {
+        let t = (first + k as f64 * step).min(last);
+        let mut moved = false;
+        while i + 2 < times.len() && times[i + 1] <= t {
+            i += 1;
+            moved = true;
+        }
+        if moved {
+            la = local(i);
+            lb = local(i + 1);
+        }
+        let j = (i + 1).min(times.len() - 1);
+        let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
+        let world = played_world(character, agent, &la, &lb, s, t);
+        let foot = |f: Foot| {
+            let w = world[character.foot(f).contact];
+            [w.x, -w.z, w.y]
+        };
+        trace.times.push(t.clamp(agent.start(), agent.end()));
+        trace.feet.push([foot(Foot::Left), foot(Foot::Right)]);
+        let r = world[character.hips];
+        trace.root.push([r.x, -r.z]);
+        trace.joints.push(world);
+    }
+    (anim, trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::{AgentKind, PathKey};
+
+    fn walker(from: [f64; 2], to: [f64; 2], t: (f64, f64)) -> BakedAgent {
+        BakedAgent {
+            kind: AgentKind::Endogenous { index: 0 },
+            keys: vec![
+                PathKey { t: t.0, position: from, heading: 0.0 },
+                PathKey { t: t.1, position: to, heading: 0.0 },
+            ],
+        }
+    }
+
+    #[test]
+    fn sample_times_hold_the_grid_and_the_path_ends() {
+        let a = walker([0.0, 0.0], [1.0, 0.0], (0.25, 1.05));
+        let t = sample_times(&a, 0.1);
+        assert_eq!(t.first(), Some(&0.2));
+        assert_eq!(t.last(), Some(&1.1));
+        assert!(t.contains(&0.25) && t.contains(&1.05), "{t:?}");
+        assert!(t.windows(2).all(|w| w[1] > w[0]), "increasing: {t:?}");
+        // An end on the grid is not doubled.
+        let b = walker([0.0, 0.0], [1.0, 0.0], (0.3, 0.9));
+        let tb = sample_times(&b, 0.1);
+        assert_eq!(tb.len(), 7, "{tb:?}");
+    }
+
+    /// Poses of a character standing on its left foot at `foot` (patch
+    /// frame), its body turning by `turn(t)` `[rad]` about that foot.
+    fn pivot(c: &Character, foot: [f64; 2], turn: impl Fn(f64) -> f64) -> impl Fn(f64) -> Posed {
+        let pose = c.skeleton.rest_pose();
+        let contact = c.skeleton.positions(&pose)[c.foot(Foot::Left).contact];
+        let at = to_gltf(foot);
+        move |t: f64| {
+            let y = gltf_yaw(turn(t));
+            let r = yaw(y) * contact;
+            Posed { pose: pose.clone(), yaw: y, offset: V3::new(at.x - r.x, 0.0, at.z - r.z) }
+        }
+    }
+
+    fn planted(foot: [f64; 2]) -> Vec<Footstep> {
+        vec![Footstep { t: 0.0, foot: Foot::Left, position: foot, heading: 0.0, lift: 10.0 }]
+    }
+
+    #[test]
+    fn no_keys_are_added_where_interpolation_already_holds_the_planted_foot() {
+        let c = builtin::character();
+        let agent = walker([2.0, 3.0], [2.5, 3.0], (0.0, 1.0));
+        let eval = pivot(&c, [2.0, 3.1], |_| 0.0);
+        let times = sample_times(&agent, 0.1);
+        let (t, posed) = refine_keys(&c, &agent, &planted([2.0, 3.1]), &times, &eval);
+        assert_eq!(t, times, "a still body on a moving instance node interpolates exactly");
+        assert_eq!(posed.len(), t.len());
+    }
+
+    #[test]
+    fn keys_are_inserted_where_a_turn_about_the_planted_foot_would_slide_it() {
+        let c = builtin::character();
+        let agent = walker([2.0, 3.0], [2.0, 3.0 + 1e-3], (0.0, 1.0));
+        let foot = [2.0, 3.1];
+        // A quarter turn in 0.3 s about the planted foot.
+        let eval = pivot(&c, foot, |t| (t / 0.3).min(1.0) * std::f64::consts::FRAC_PI_2);
+        let times = sample_times(&agent, 0.1);
+        let (t, posed) = refine_keys(&c, &agent, &planted(foot), &times, &eval);
+        assert!(t.len() > times.len(), "keys were inserted: {} vs {}", t.len(), times.len());
+        assert!(t.windows(2).all(|w| w[1] > w[0]));
+        assert!(times.iter().all(|x| t.contains(x)), "the regular keys are kept");
+        // At most MAX_REFINE halvings: no interval shorter than 0.1 / 8.
+        assert!(t.windows(2).all(|w| w[1] - w[0] >= 0.1 / 8.0 - 1e-12));
+        // Between the new keys the played foot now stays within the bound.
+        for (w, p) in t.windows(2).zip(posed.windows(2)) {
+            let (la, lb) = (locals(&c, &agent, w[0], &p[0]), locals(&c, &agent, w[1], &p[1]));
+            let tm = 0.5 * (w[0] + w[1]);
+            let played = played_world(&c, &agent, &la, &lb, 0.5, tm);
+            let truth = eval(tm).world_positions(&c);
+            let k = c.foot(Foot::Left).contact;
+            let d = (played[k].x - truth[k].x).hypot(played[k].z - truth[k].z);
+            let depth_limited = w[1] - w[0] <= 0.1 / 8.0 + 1e-12;
+            assert!(depth_limited || d <= KEY_SPEED_BOUND * (w[1] - w[0]) / 2.0 + 1e-12, "{d} m at {tm}");
+        }
+    }
+}

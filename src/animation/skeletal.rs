@@ -1,0 +1,36 @@
+//! A character ready to animate bakes.
+
+use crate::character::Character;
+use crate::character::library::LibraryError;
+use crate::footsteps::{FootstepParams, GaitModel};
+
+/// A character ready to animate a bake: the character and its gait model
+/// (step library, landing hulls), built once and shared by many bakes.
+#[derive(Debug, Clone)]
+pub struct Skeletal {
+    /// The character.
+    pub character: Character,
+    /// Its gait model.
+    pub gait: GaitModel,
+    /// Joint-track sample rate `[Hz]` (rounded so that a whole number of
+    /// samples fills the period).
+    pub frame_rate: f64,
+    /// Planner parameters.
+    pub params: FootstepParams,
+    /// Root-movement fidelity λ₄ in `[0, 1]` (BPK blend §5): the share of
+    /// the root's miss from the baked path that is corrected by moving the
+    /// body, both feet then held on their footprints by IK. 0 derives the
+    /// root from the stance foot alone.
+    pub root_pull: f64,
+}
+
+impl Skeletal {
+    /// Prepares `character` (analyses its clips).
+    ///
+    /// # Errors
+    /// [`LibraryError`] when the character has no walking steps.
+    pub fn new(character: Character) -> Result<Skeletal, LibraryError> {
+        let gait = GaitModel::new(&character)?;
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params: FootstepParams::default(), root_pull: 1.0 })
+    }
+}

@@ -1,0 +1,293 @@
+//! Synthesis of one agent's motion (BPK blend §4.2–4.5, APM §4.2–4.4): per
+//! planned step, the blend of library steps, transitions, placement about
+//! the stance foot with the root pulled onto the path, and foot IK; a
+//! standing agent plays the idle clip. Cost: O(keys · joints) per agent,
+//! with a few extra keys where a planted foot needs them.
+
+use super::ik::{follow_foot, move_foot, reach_fix};
+use super::sampling::{Posed, Trace, gltf_yaw, output, refine_keys, sample_times, to_gltf};
+use super::skeletal::Skeletal;
+use crate::character::library::Weights;
+use crate::character::{Character, Pose, Quat, Transform, V3, rotation_of, yaw, yaw_of_rotation};
+use crate::footsteps::{BoundaryFootsteps, FootstepPlan, GaitModel, landing_of};
+use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, wrap_angle};
+
+/// Per-joint difference `a ⊖ b`: rotation `a·b⁻¹` and translation `a − b`.
+fn pose_delta(a: &[Transform], b: &[Transform]) -> Vec<(Quat, V3)> {
+    a.iter().zip(b).map(|(x, y)| (x.rotation * y.rotation.inverse(), x.translation - y.translation)).collect()
+}
+
+/// `base ⊕ s·delta`.
+fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3)], s: f64) {
+    if s <= 0.0 {
+        return;
+    }
+    for (t, (q, d)) in base.iter_mut().zip(delta) {
+        let r = Quat::identity().try_slerp(q, s, 1e-12).unwrap_or(*q);
+        t.rotation = r * t.rotation;
+        t.translation += d * s;
+    }
+}
+
+fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+/// One step being synthesised.
+struct Step<'a> {
+    /// The agent's baked path (for the root pull).
+    path: &'a BakedAgent,
+    /// Share of the root's miss from the path that is corrected (λ₄).
+    root_pull: f64,
+    stance: Foot,
+    t0: f64,
+    t1: f64,
+    weights: Weights,
+    lift: f64,
+    /// Held transition offset from the previous step's end pose.
+    start_delta: Vec<(Quat, V3)>,
+    /// Offset into the boundary pose at the end, if any.
+    end_delta: Option<Vec<(Quat, V3)>>,
+    /// glTF yaw at the start.
+    yaw0: f64,
+    /// Residual yaw turned about the stance foot over the step.
+    yaw_turn: f64,
+    /// Stance-foot yaw in the model frame at u = 0 (for undoing its turn).
+    stance_yaw0: f64,
+    stance_at: V3,
+    swing_from: V3,
+    swing_to: V3,
+    /// Swing contact (world) at lift-off and at the end without correction.
+    swing_free_lift: V3,
+    swing_free_end: V3,
+}
+
+fn stance_yaw(character: &Character, pose: &Pose, foot: Foot, rest: &[nalgebra::Matrix4<f64>]) -> f64 {
+    let g = character.skeleton.globals(pose);
+    let a = character.foot(foot).ankle;
+    yaw_of_rotation(&(rotation_of(&g[a]) * rotation_of(&rest[a]).inverse()))
+}
+
+impl Step<'_> {
+    /// The blended, offset pose before placement and IK.
+    fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
+        let mut pose = gait.library.pose(&self.weights, u);
+        let lift = self.lift.min(0.9);
+        let fade = 1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6));
+        apply_delta(&mut pose, &self.start_delta, fade);
+        if let Some(end) = &self.end_delta {
+            apply_delta(&mut pose, end, smoothstep((u - lift) / (1.0 - lift).max(1e-6)));
+        }
+        pose
+    }
+
+    /// Placement of `pose` at phase `u`: yaw about the stance contact and
+    /// translation that puts it on its footprint, then the root pulled by
+    /// [`Step::root_pull`] towards the path (BPK blend §5, root-movement
+    /// fidelity λ₄; the feet are kept on their footprints by IK).
+    fn place(&self, character: &Character, pose: Pose, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
+        let turn_of_stance = wrap_angle(stance_yaw(character, &pose, self.stance, rest) - self.stance_yaw0);
+        let y = self.yaw0 + self.yaw_turn * smoothstep(u) - turn_of_stance;
+        let m = character.skeleton.positions(&pose);
+        let c = m[character.foot(self.stance).contact];
+        let rc = yaw(y) * c;
+        let mut posed = Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) };
+        if self.root_pull > 0.0 {
+            let t = self.t0 + u * (self.t1 - self.t0);
+            let want = to_gltf(
+                self.path
+                    .sample(t.clamp(self.path.start(), self.path.end()))
+                    .map_or(self.path.keys[0].position, |x| x.0),
+            );
+            // The in-place clip's own sway of the hips (their offset from the
+            // model origin) is kept.
+            let h = m[character.hips];
+            let want = want + yaw(posed.yaw) * V3::new(h.x, 0.0, h.z);
+            let hips = posed.world(h);
+            posed.offset += V3::new(want.x - hips.x, 0.0, want.z - hips.z) * self.root_pull;
+        }
+        posed
+    }
+
+    /// The final pose at phase `u`: placed, with the stance foot held on its
+    /// footprint and the swing foot corrected.
+    fn posed(&self, character: &Character, gait: &GaitModel, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
+        let raw = self.raw_pose(gait, u);
+        let mut posed = self.place(character, raw, u, rest);
+        let sk = &character.skeleton;
+        let swing = self.stance.other();
+        let lift = self.lift.min(0.95);
+        // Horizontal model-frame moves of the stance foot onto its footprint
+        // and of the swing foot onto its target.
+        let model_delta = |posed: &Posed, foot: Foot, target: V3| {
+            let w = posed.world(sk.positions(&posed.pose)[character.foot(foot).contact]);
+            yaw(-posed.yaw) * V3::new(target.x - w.x, 0.0, target.z - w.z)
+        };
+        let swing_target = |posed: &Posed| {
+            if u <= lift {
+                self.swing_from
+            } else {
+                let w = posed.world(sk.positions(&posed.pose)[character.foot(swing).contact]);
+                let s = smoothstep((u - lift) / (1.0 - lift));
+                w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
+            }
+        };
+        // Lower the body when a planted foot is out of reach.
+        // Both feet count (the swing foot at its target) so that the move
+        // is continuous across plants; the swing foot's weight fades out
+        // after its lift and in before its landing.
+        let swing_weight = if u <= lift {
+            1.0
+        } else {
+            let fade = 0.15 * (1.0 - lift);
+            (1.0 - smoothstep((u - lift) / fade)).max(smoothstep((u - (1.0 - fade)) / fade))
+        };
+        let feet = [
+            (self.stance, model_delta(&posed, self.stance, self.stance_at), 1.0),
+            (swing, model_delta(&posed, swing, swing_target(&posed)), swing_weight),
+        ];
+        let fix = reach_fix(character, &posed.pose, &feet);
+        let mut top = character.hips;
+        while let Some(p) = sk.joints[top].parent {
+            top = p;
+        }
+        posed.pose[top].translation += fix;
+        let down = V3::new(0.0, -fix.y, 0.0);
+        if self.root_pull > 0.0 || fix.norm() > 0.0 {
+            let dm = model_delta(&posed, self.stance, self.stance_at) + down;
+            move_foot(character, &mut posed.pose, self.stance, dm, gait.knee_hinges[self.stance.index()]);
+        }
+        let target = swing_target(&posed);
+        // The swing foot keeps its height from the clip.
+        let dm = model_delta(&posed, swing, target) + down;
+        move_foot(character, &mut posed.pose, swing, dm, gait.knee_hinges[swing.index()]);
+        for foot in [Foot::Left, Foot::Right] {
+            follow_foot(character, &mut posed.pose, foot);
+        }
+        posed
+    }
+}
+
+/// Synthesises one walking agent from its footstep plan; `start`/`end` are
+/// the boundary conventions at its ends (their weights give the boundary
+/// poses). Keys at `t = i · interval` covering the path's interval, its
+/// start and end, and more where a planted foot needs them
+/// ([`refine_keys`]).
+pub fn synthesize_walker(
+    skeletal: &Skeletal,
+    agent: &BakedAgent,
+    plan: &FootstepPlan,
+    (start, end): (&BoundaryFootsteps, &BoundaryFootsteps),
+    interval: f64,
+) -> (AgentAnimation, Trace) {
+    let (character, gait, root_pull) = (&skeletal.character, &skeletal.gait, skeletal.root_pull);
+    let sk = &character.skeleton;
+    let rest = sk.globals(&sk.rest_pose());
+    let f = &plan.footsteps;
+    let boundary_pose = |b: &BoundaryFootsteps| {
+        let w: Weights = b.weights.iter().copied().filter(|x| x.1 > 0.0).collect();
+        gait.library.pose(&w, 1.0)
+    };
+    let start_pose = boundary_pose(start);
+    let end_pose = boundary_pose(end);
+    let mut steps: Vec<Step<'_>> = Vec::with_capacity(f.len());
+    let clamp = |t: f64| t.clamp(f[1].t, f[f.len() - 1].t);
+    let mut prev_end = start_pose;
+    for j in 1..f.len() - 1 {
+        let (a, b) = (&f[j], &f[j + 1]);
+        let q = landing_of(a, b);
+        let weights = gait.library.weights(a.foot, q);
+        let blend = gait.library.blended(&weights);
+        let b0 = gait.library.pose(&weights, 0.0);
+        let last = j + 2 == f.len();
+        let b1 = gait.library.pose(&weights, 1.0);
+        let mut step = Step {
+            path: agent,
+            root_pull,
+            stance: a.foot,
+            t0: a.t,
+            t1: b.t,
+            lift: blend.lift,
+            start_delta: pose_delta(&prev_end, &b0),
+            end_delta: last.then(|| pose_delta(&end_pose, &b1)),
+            weights,
+            yaw0: 0.0,
+            yaw_turn: 0.0,
+            stance_yaw0: 0.0,
+            stance_at: to_gltf(a.position),
+            swing_from: to_gltf(f[j - 1].position),
+            swing_to: to_gltf(b.position),
+            swing_free_lift: V3::zeros(),
+            swing_free_end: V3::zeros(),
+        };
+        let raw0 = step.raw_pose(gait, 0.0);
+        let raw1 = step.raw_pose(gait, 1.0);
+        step.stance_yaw0 = stance_yaw(character, &raw0, a.foot, &rest);
+        let stance_turn = wrap_angle(stance_yaw(character, &raw1, a.foot, &rest) - step.stance_yaw0);
+        step.yaw0 = gltf_yaw(a.heading);
+        step.yaw_turn = wrap_angle(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
+        // Where the swing foot would be without correction.
+        let swing = a.foot.other();
+        let free = |u: f64| {
+            let posed = step.place(character, step.raw_pose(gait, u), u, &rest);
+            posed.world(sk.positions(&posed.pose)[character.foot(swing).contact])
+        };
+        let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
+        step.swing_free_lift = free_lift;
+        step.swing_free_end = free_end;
+        prev_end = step.posed(character, gait, 1.0, &rest).pose;
+        steps.push(step);
+    }
+    // The pose at time t: the step whose [t0, t1) holds it (the last one
+    // holds its end too).
+    let eval = |t: f64| {
+        let tc = clamp(t);
+        let k = steps.partition_point(|s| s.t1 <= tc).min(steps.len().saturating_sub(1));
+        match steps.get(k) {
+            Some(step) => {
+                let u = ((tc - step.t0) / (step.t1 - step.t0)).clamp(0.0, 1.0);
+                step.posed(character, gait, u, &rest)
+            }
+            None => Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() },
+        }
+    };
+    let (times, posed) = refine_keys(character, agent, &f[..], &sample_times(agent, interval), &eval);
+    let footsteps = f.clone();
+    output(character, agent, footsteps, times, posed, interval)
+}
+
+/// Synthesises a standing agent: the idle clip (or the rest pose), played a
+/// whole number of times per period, at the path's position and heading.
+pub fn synthesize_standing(
+    character: &Character,
+    gait: &GaitModel,
+    agent: &BakedAgent,
+    period: f64,
+    interval: f64,
+) -> (AgentAnimation, Trace) {
+    let sk = &character.skeleton;
+    let times = sample_times(agent, interval);
+    let idle = gait.library.idle.map(|k| &gait.library.clips[k]);
+    let posed = times
+        .iter()
+        .map(|&t| {
+            let tc = t.clamp(agent.start(), agent.end());
+            let pose = match idle {
+                Some(clip) => {
+                    let d = clip.duration();
+                    let n = (period / d).round().max(1.0);
+                    clip.sample((tc - agent.start()) * n * d / period)
+                }
+                None => sk.rest_pose(),
+            };
+            let (p, h) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+            let y = gltf_yaw(h);
+            let hips = sk.positions(&pose)[character.hips];
+            let r = yaw(y) * V3::new(hips.x, 0.0, hips.z);
+            let target = to_gltf(p);
+            Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
+        })
+        .collect();
+    output(character, agent, Vec::new(), times, posed, interval)
+}
