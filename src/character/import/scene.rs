@@ -1,0 +1,298 @@
+//! The glTF scene as the importer reads it: the node tree with rest
+//! transforms, and the triangle geometry in the model frame with each
+//! vertex's joint influences.
+
+use crate::character::{Quat, Transform, V3};
+use crowdpatch_runtime::skeletal::SkinnedPrimitive;
+use nalgebra::Matrix4;
+use std::collections::BTreeMap;
+
+/// The buffer-data lookup of a GLB: its binary chunk; external URIs are not
+/// read.
+pub(super) fn buffer<'b>(blob: &'b [u8]) -> impl Fn(gltf::Buffer<'_>) -> Option<&'b [u8]> + Clone {
+    move |b: gltf::Buffer<'_>| match b.source() {
+        gltf::buffer::Source::Bin => Some(blob),
+        gltf::buffer::Source::Uri(_) => None,
+    }
+}
+
+/// The node tree of one scene, by glTF node index.
+pub(super) struct SceneTree<'a> {
+    /// Every node of the file.
+    pub nodes: Vec<gltf::Node<'a>>,
+    /// Parent of each node in the scene.
+    pub parent: Vec<Option<usize>>,
+    /// The scene's nodes, depth-first, parents before children.
+    pub order: Vec<usize>,
+    /// Rest (file) local transform of each node.
+    pub local: Vec<Transform>,
+    /// Model-frame matrix of each node at rest.
+    pub global: Vec<Matrix4<f64>>,
+    /// Whether an animation channel (other than morph weights) drives it.
+    pub animated: Vec<bool>,
+    /// Whether a skin lists it as a joint.
+    pub skin_joint: Vec<bool>,
+}
+
+impl<'a> SceneTree<'a> {
+    /// Reads the tree of `scene`. O(nodes + channels + skin joints).
+    pub fn new(g: &'a gltf::Gltf, scene: &gltf::Scene<'a>) -> SceneTree<'a> {
+        let n_nodes = g.nodes().count();
+        let mut parent: Vec<Option<usize>> = vec![None; n_nodes];
+        let mut in_scene = vec![false; n_nodes];
+        let mut order = Vec::new();
+        let mut stack: Vec<gltf::Node<'_>> = scene.nodes().collect();
+        stack.reverse();
+        while let Some(n) = stack.pop() {
+            if in_scene[n.index()] {
+                continue;
+            }
+            in_scene[n.index()] = true;
+            order.push(n.index());
+            let mut kids: Vec<gltf::Node<'_>> = n.children().collect();
+            kids.reverse();
+            for c in kids {
+                parent[c.index()] = Some(n.index());
+                stack.push(c);
+            }
+        }
+        let nodes: Vec<gltf::Node<'_>> = g.nodes().collect();
+        let local: Vec<Transform> = nodes.iter().map(node_transform).collect();
+        let mut global = vec![Matrix4::identity(); n_nodes];
+        for &i in &order {
+            global[i] = parent[i].map_or(Matrix4::identity(), |p| global[p]) * local[i].matrix();
+        }
+        let mut animated = vec![false; n_nodes];
+        for a in g.animations() {
+            for ch in a.channels() {
+                if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
+                    animated[ch.target().node().index()] = true;
+                }
+            }
+        }
+        let mut skin_joint = vec![false; n_nodes];
+        for s in g.skins() {
+            for j in s.joints() {
+                skin_joint[j.index()] = true;
+            }
+        }
+        SceneTree { nodes, parent, order, local, global, animated, skin_joint }
+    }
+
+    /// The node's name (empty when it has none).
+    pub fn name(&self, i: usize) -> String {
+        self.nodes[i].name().unwrap_or("").to_owned()
+    }
+
+    /// Whether the node carries a mesh without a skin (bound rigidly).
+    pub fn is_rigid_mesh(&self, i: usize) -> bool {
+        self.nodes[i].mesh().is_some() && self.nodes[i].skin().is_none()
+    }
+
+    /// Whether `ancestor` is `i` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: usize, i: usize) -> bool {
+        let mut k = Some(i);
+        while let Some(x) = k {
+            if x == ancestor {
+                return true;
+            }
+            k = self.parent[x];
+        }
+        false
+    }
+}
+
+fn node_transform(n: &gltf::Node<'_>) -> Transform {
+    let (t, r, s) = n.transform().decomposed();
+    Transform {
+        translation: V3::new(t[0].into(), t[1].into(), t[2].into()),
+        rotation: Quat::from_quaternion(nalgebra::Quaternion::new(r[3].into(), r[0].into(), r[1].into(), r[2].into())),
+        scale: V3::new(s[0].into(), s[1].into(), s[2].into()),
+    }
+}
+
+/// One triangle primitive in the model frame at rest, with the influences
+/// of each vertex by node index.
+pub(super) struct Geo {
+    material: Option<usize>,
+    positions: Vec<V3>,
+    normals: Vec<V3>,
+    influences: Vec<Vec<(usize, f64)>>,
+    indices: Vec<u32>,
+}
+
+/// The scene's triangle geometry.
+pub(super) struct Geometry {
+    /// Every triangle primitive.
+    pub primitives: Vec<Geo>,
+    /// Whether some vertex depends on each node.
+    pub influences_node: Vec<bool>,
+}
+
+/// Reads every triangle primitive of the scene's meshes: skinned ones posed
+/// to the scene's rest transforms with their weights; a mesh on a node
+/// without a skin bound rigidly to that node. O(vertices).
+pub(super) fn read_geometry(tree: &SceneTree<'_>, blob: &[u8]) -> Geometry {
+    let get = buffer(blob);
+    let mut primitives: Vec<Geo> = Vec::new();
+    let mut influences_node = vec![false; tree.nodes.len()];
+    for &i in &tree.order {
+        let node = &tree.nodes[i];
+        let Some(mesh) = node.mesh() else { continue };
+        let skin_mats: Option<(Vec<usize>, Vec<Matrix4<f64>>)> = node.skin().map(|s| {
+            let joints: Vec<usize> = s.joints().map(|j| j.index()).collect();
+            let ibms: Vec<Matrix4<f64>> = s
+                .reader(get.clone())
+                .read_inverse_bind_matrices()
+                .map(|it| it.map(|m| Matrix4::from_fn(|r, c| f64::from(m[c][r]))).collect())
+                .unwrap_or_else(|| vec![Matrix4::identity(); joints.len()]);
+            let mats = joints.iter().zip(&ibms).map(|(&j, ibm)| tree.global[j] * ibm).collect();
+            (joints, mats)
+        });
+        for prim in mesh.primitives() {
+            if prim.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            let r = prim.reader(get.clone());
+            let Some(pos) = r.read_positions() else { continue };
+            let pos: Vec<V3> = pos.map(|p| V3::new(p[0].into(), p[1].into(), p[2].into())).collect();
+            let nor: Vec<V3> = r
+                .read_normals()
+                .map(|it| it.map(|p| V3::new(p[0].into(), p[1].into(), p[2].into())).collect())
+                .unwrap_or_else(|| vec![V3::y(); pos.len()]);
+            let indices: Vec<u32> =
+                r.read_indices().map(|it| it.into_u32().collect()).unwrap_or_else(|| (0..pos.len() as u32).collect());
+            let mut geo = Geo {
+                material: prim.material().index(),
+                positions: vec![],
+                normals: vec![],
+                influences: vec![],
+                indices,
+            };
+            match &skin_mats {
+                Some((joints, mats)) => {
+                    let js: Vec<[u16; 4]> =
+                        r.read_joints(0).map(|it| it.into_u16().collect()).unwrap_or_else(|| vec![[0; 4]; pos.len()]);
+                    let ws: Vec<[f32; 4]> = r
+                        .read_weights(0)
+                        .map(|it| it.into_f32().collect())
+                        .unwrap_or_else(|| vec![[1.0, 0.0, 0.0, 0.0]; pos.len()]);
+                    skinned(&mut geo, &pos, &nor, (&js, &ws), (joints, mats), &mut influences_node);
+                }
+                None => {
+                    rigid(&mut geo, &pos, &nor, i, tree.global[i]);
+                    influences_node[i] = true;
+                }
+            }
+            primitives.push(geo);
+        }
+    }
+    Geometry { primitives, influences_node }
+}
+
+/// Skinned vertices posed to the rest transforms (linear blend skinning).
+fn skinned(
+    geo: &mut Geo,
+    pos: &[V3],
+    nor: &[V3],
+    (js, ws): (&[[u16; 4]], &[[f32; 4]]),
+    (joints, mats): (&[usize], &[Matrix4<f64>]),
+    influences_node: &mut [bool],
+) {
+    for (k, p) in pos.iter().enumerate() {
+        let mut m = Matrix4::zeros();
+        let mut inf = Vec::new();
+        let total: f64 = ws[k].iter().map(|&w| f64::from(w)).sum::<f64>().max(1e-12);
+        for s in 0..4 {
+            let w = f64::from(ws[k][s]) / total;
+            let j = js[k][s] as usize;
+            if w <= 0.0 || j >= joints.len() {
+                continue;
+            }
+            m += mats[j] * w;
+            inf.push((joints[j], w));
+            influences_node[joints[j]] = true;
+        }
+        let q = m.transform_point(&nalgebra::Point3::from(*p)).coords;
+        let n = m.fixed_view::<3, 3>(0, 0).try_inverse().map_or(nor[k], |inv| inv.transpose() * nor[k]);
+        geo.positions.push(q);
+        geo.normals.push(n.try_normalize(1e-12).unwrap_or_else(V3::y));
+        geo.influences.push(inf);
+    }
+}
+
+/// Vertices of a mesh on node `node` (matrix `m`), bound rigidly to it.
+fn rigid(geo: &mut Geo, pos: &[V3], nor: &[V3], node: usize, m: Matrix4<f64>) {
+    let lin = m.fixed_view::<3, 3>(0, 0).into_owned();
+    let nm = lin.try_inverse().map_or(lin, |inv| inv.transpose());
+    for (k, p) in pos.iter().enumerate() {
+        geo.positions.push(m.transform_point(&nalgebra::Point3::from(*p)).coords);
+        geo.normals.push((nm * nor[k]).try_normalize(1e-12).unwrap_or_else(V3::y));
+        geo.influences.push(vec![(node, 1.0)]);
+    }
+    // Flip winding if the node's transform mirrors.
+    if lin.determinant() < 0.0 {
+        for t in geo.indices.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+    }
+}
+
+/// The geometry as skinned primitives, one per material, influences moved
+/// to the joint `joint_of` each node (its nearest kept joint), at most four
+/// per vertex, renormalised so that they sum to 1 exactly in f32 (as the
+/// validator checks). O(vertices).
+pub(super) fn primitives_by_material(
+    g: &gltf::Gltf,
+    geometry: &Geometry,
+    joint_of: impl Fn(usize) -> usize,
+) -> Vec<SkinnedPrimitive> {
+    let materials: Vec<(String, [f32; 4])> = g
+        .materials()
+        .map(|m| (m.name().unwrap_or("material").to_owned(), m.pbr_metallic_roughness().base_color_factor()))
+        .collect();
+    let mut by_material: BTreeMap<Option<usize>, SkinnedPrimitive> = BTreeMap::new();
+    for geo in &geometry.primitives {
+        let p = by_material.entry(geo.material).or_insert_with(|| {
+            let (name, colour) =
+                geo.material.and_then(|m| materials.get(m).cloned()).unwrap_or(("default".into(), [0.8; 4]));
+            SkinnedPrimitive { material: name, colour, ..Default::default() }
+        });
+        let base = p.positions.len() as u32;
+        for (k, q) in geo.positions.iter().enumerate() {
+            p.positions.push([q.x as f32, q.y as f32, q.z as f32]);
+            let n = geo.normals[k];
+            p.normals.push([n.x as f32, n.y as f32, n.z as f32]);
+            let (js, ws) = four_influences(geo.influences[k].iter().map(|&(node, w)| (joint_of(node), w)));
+            p.joints.push(js);
+            p.weights.push(ws);
+        }
+        p.indices.extend(geo.indices.iter().map(|&i| base + i));
+    }
+    by_material.into_values().collect()
+}
+
+/// Up to four influences `(joint, weight)`, heaviest first (ties by joint),
+/// merged by joint and renormalised, with an exact unit sum in f32.
+fn four_influences(influences: impl Iterator<Item = (usize, f64)>) -> ([u16; 4], [f32; 4]) {
+    let mut inf: Vec<(usize, f64)> = influences.collect();
+    inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut merged: Vec<(usize, f64)> = Vec::new();
+    for (j, w) in inf {
+        match merged.iter_mut().find(|m| m.0 == j) {
+            Some(m) => m.1 += w,
+            None => merged.push((j, w)),
+        }
+    }
+    merged.truncate(4);
+    let total: f64 = merged.iter().map(|m| m.1).sum();
+    let mut js = [0u16; 4];
+    let mut ws = [0f32; 4];
+    for (s, (j, w)) in merged.iter().enumerate() {
+        js[s] = *j as u16;
+        ws[s] = (*w / total) as f32;
+    }
+    let sum: f32 = ws.iter().sum();
+    ws[0] += 1.0 - sum;
+    (js, ws)
+}
