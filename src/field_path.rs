@@ -110,15 +110,32 @@ impl fmt::Display for FieldPath {
     }
 }
 
+/// Compares what is written to it with a string, without allocating.
+struct Matches<'a> {
+    rest: &'a str,
+    ok: bool,
+}
+
+impl fmt::Write for Matches<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        match self.rest.strip_prefix(s) {
+            Some(rest) if self.ok => self.rest = rest,
+            _ => self.ok = false,
+        }
+        Ok(())
+    }
+}
+
 impl PartialEq<str> for FieldPath {
     fn eq(&self, other: &str) -> bool {
-        self.to_string() == other
+        let mut m = Matches { rest: other, ok: true };
+        fmt::write(&mut m, format_args!("{self}")).is_ok() && m.ok && m.rest.is_empty()
     }
 }
 
 impl PartialEq<&str> for FieldPath {
     fn eq(&self, other: &&str) -> bool {
-        self.to_string() == *other
+        *self == **other
     }
 }
 
@@ -131,6 +148,7 @@ mod tests {
         let p = FieldPath::new().field("sides").field("east").field("entries").index(3).field("t");
         assert_eq!(p.to_string(), "sides.east.entries[3].t");
         assert!(p.starts_with_field("sides") && !p.starts_with_field("east"));
+        assert!(p == "sides.east.entries[3].t" && p != "sides.east.entries[3]" && p != "sides.east.entries[3].tt");
         assert_eq!(FieldPath::new().field("obstacles").index(2).index(1).to_string(), "obstacles[2][1]");
         let inner = FieldPath::new().field("exits").index(0).field("s");
         let side = FieldPath::new().field("sides").field("north").field("pattern");

@@ -119,50 +119,109 @@ impl Default for PlantThresholds {
 }
 
 /// Analyses clip `clip` of `character` (a clip of [`Character::clips`], or
-/// any clip of the same skeleton passed as `clip_data`).
+/// any clip of the same skeleton passed as `clip_data`): the feet's contact
+/// tracks, the foot plants (low and still relative to the ground's fitted
+/// motion, BPK §4), then the steps between plants. O(frames · joints).
 pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds: &PlantThresholds) -> ClipAnalysis {
-    let sk = &character.skeleton;
+    let tracks = FootTracks::of(character, clip);
+    let detected = detect_plants(character, clip, &tracks, thresholds);
+    let steps = annotate_steps(character, clip_index, clip, &tracks, &detected);
     let n = clip.frames.len();
-    let dt = clip.frame_interval;
-    let duration = clip.duration();
-    let contacts: Vec<[V3; 2]> = Vec::new();
-    let mut contacts = contacts;
-    let mut yaws: Vec<[f64; 2]> = Vec::with_capacity(n);
-    let mut hips: Vec<V3> = Vec::with_capacity(n);
-    let rest_g = sk.globals(&sk.rest_pose());
-    for frame in &clip.frames {
-        let g = sk.globals(frame);
-        let c = |f: Foot| super::position_of(&g[character.foot(f).contact]);
-        contacts.push([c(Foot::Left), c(Foot::Right)]);
-        // Foot yaw relative to rest (whatever the bone's own axes are).
-        let y = |f: Foot| {
-            let a = character.foot(f).ankle;
-            yaw_of_rotation(&(super::rotation_of(&g[a]) * super::rotation_of(&rest_g[a]).inverse()))
-        };
-        yaws.push([y(Foot::Left), y(Foot::Right)]);
-        hips.push(super::position_of(&g[character.hips]));
+    ClipAnalysis {
+        name: clip.name.clone(),
+        duration: clip.duration(),
+        times: (0..n).map(|i| i as f64 * clip.frame_interval).collect(),
+        heights: detected.heights,
+        speeds: detected.speeds,
+        planted: detected.planted,
+        plants: detected.plants,
+        steps,
+        ground_velocity: detected.ground,
     }
-    let at = |i: isize| -> usize {
-        if clip.cyclic { i.rem_euclid(n as isize) as usize } else { i.clamp(0, n as isize - 1) as usize }
-    };
-    // Horizontal velocities by central differences.
-    let vel = |f: usize, i: usize| -> V3 {
-        let (a, b) = (at(i as isize - 1), at(i as isize + 1));
-        let span = if clip.cyclic || (i > 0 && i + 1 < n) { 2.0 * dt } else { dt };
-        let d = contacts[b][f] - contacts[a][f];
+}
+
+/// Per frame of a clip: the feet's contact positions and yaws (relative to
+/// rest, whatever the bones' own axes) and the hips' position, model frame.
+struct FootTracks {
+    contacts: Vec<[V3; 2]>,
+    yaws: Vec<[f64; 2]>,
+    hips: Vec<V3>,
+    dt: f64,
+    cyclic: bool,
+}
+
+impl FootTracks {
+    fn of(character: &Character, clip: &Clip) -> FootTracks {
+        let sk = &character.skeleton;
+        let n = clip.frames.len();
+        let mut t = FootTracks {
+            contacts: Vec::with_capacity(n),
+            yaws: Vec::with_capacity(n),
+            hips: Vec::with_capacity(n),
+            dt: clip.frame_interval,
+            cyclic: clip.cyclic,
+        };
+        let rest_g = sk.globals(&sk.rest_pose());
+        for frame in &clip.frames {
+            let g = sk.globals(frame);
+            let c = |f: Foot| super::position_of(&g[character.foot(f).contact]);
+            t.contacts.push([c(Foot::Left), c(Foot::Right)]);
+            let y = |f: Foot| {
+                let a = character.foot(f).ankle;
+                yaw_of_rotation(&(super::rotation_of(&g[a]) * super::rotation_of(&rest_g[a]).inverse()))
+            };
+            t.yaws.push([y(Foot::Left), y(Foot::Right)]);
+            t.hips.push(super::position_of(&g[character.hips]));
+        }
+        t
+    }
+
+    fn len(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// Frame index `i`, wrapped in a cyclic clip, clamped otherwise.
+    fn at(&self, i: isize) -> usize {
+        let n = self.len() as isize;
+        if self.cyclic { i.rem_euclid(n) as usize } else { i.clamp(0, n - 1) as usize }
+    }
+
+    /// Horizontal velocity of foot `f` at frame `i` by central differences.
+    fn vel(&self, f: usize, i: usize) -> V3 {
+        let (a, b) = (self.at(i as isize - 1), self.at(i as isize + 1));
+        let span = if self.cyclic || (i > 0 && i + 1 < self.len()) { 2.0 * self.dt } else { self.dt };
+        let d = self.contacts[b][f] - self.contacts[a][f];
         V3::new(d.x, 0.0, d.z) / span
-    };
-    let heights: [Vec<f64>; 2] = std::array::from_fn(|f| contacts.iter().map(|c| c[f].y).collect());
+    }
+}
+
+/// What the plant detector found.
+struct Detected {
+    heights: [Vec<f64>; 2],
+    speeds: [Vec<f64>; 2],
+    planted: [Vec<bool>; 2],
+    plants: Vec<Plant>,
+    ground: [f64; 3],
+}
+
+/// Foot plants: frames where a foot is low (within `thresholds.height` of
+/// its lowest) and still relative to the ground's rigid motion fitted to the
+/// low frames (or, in place, never moving forwards), as runs of at least
+/// `thresholds.min_share` of the clip with one-frame gaps closed.
+fn detect_plants(character: &Character, clip: &Clip, tracks: &FootTracks, thresholds: &PlantThresholds) -> Detected {
+    let n = tracks.len();
+    let dt = tracks.dt;
+    let heights: [Vec<f64>; 2] = std::array::from_fn(|f| tracks.contacts.iter().map(|c| c[f].y).collect());
     let min_h: [f64; 2] = std::array::from_fn(|f| heights[f].iter().copied().fold(f64::INFINITY, f64::min));
     let h_tol = thresholds.height * character.height;
     // Fit the ground's rigid motion v + ω·(z, −x) to the low frames.
     let low: Vec<(usize, usize)> =
         (0..n).flat_map(|i| (0..2).map(move |f| (i, f))).filter(|&(i, f)| heights[f][i] <= min_h[f] + h_tol).collect();
-    let ground = fit_ground(&low.iter().map(|&(i, f)| (contacts[i][f], vel(f, i))).collect::<Vec<_>>());
+    let ground = fit_ground(&low.iter().map(|&(i, f)| (tracks.contacts[i][f], tracks.vel(f, i))).collect::<Vec<_>>());
     let rel_speed = |f: usize, i: usize| -> f64 {
-        let p = contacts[i][f];
+        let p = tracks.contacts[i][f];
         let g = V3::new(ground[0] + ground[2] * p.z, 0.0, ground[1] - ground[2] * p.x);
-        (vel(f, i) - g).norm()
+        (tracks.vel(f, i) - g).norm()
     };
     let speeds: [Vec<f64>; 2] = std::array::from_fn(|f| (0..n).map(|i| rel_speed(f, i)).collect());
     let scale = character.height / 1.75;
@@ -170,7 +229,7 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
     let v_tol = thresholds.speed * scale + 0.1 * ground_speed;
     // The facing direction, to tell a foot swinging forwards from one
     // carried backwards by an in-place clip's (possibly uneven) ground.
-    let facing_yaw = clip_facing(&hips, clip, character);
+    let facing_yaw = clip_facing(&tracks.hips, clip, character);
     let forward = V3::new(facing_yaw.sin(), 0.0, facing_yaw.cos());
     let mut planted: [Vec<bool>; 2] = std::array::from_fn(|f| {
         (0..n)
@@ -178,7 +237,8 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
                 let low = heights[f][i] <= min_h[f] + h_tol;
                 let still = speeds[f][i] <= v_tol;
                 // In place, a planted foot never moves forwards.
-                let backwards = ground_speed > 0.2 * scale && vel(f, i).dot(&forward) <= thresholds.speed * scale;
+                let backwards =
+                    ground_speed > 0.2 * scale && tracks.vel(f, i).dot(&forward) <= thresholds.speed * scale;
                 low && (still || backwards)
             })
             .collect()
@@ -188,7 +248,7 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
     let mut plants = Vec::new();
     for (f, flags) in planted.iter_mut().enumerate() {
         for i in 0..n {
-            if !flags[i] && flags[at(i as isize - 1)] && flags[at(i as isize + 1)] {
+            if !flags[i] && flags[tracks.at(i as isize - 1)] && flags[tracks.at(i as isize + 1)] {
                 flags[i] = true;
             }
         }
@@ -204,10 +264,25 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
         }
     }
     plants.sort_by(|a, b| a.start.total_cmp(&b.start));
+    Detected { heights, speeds, planted, plants, ground }
+}
 
-    // Steps: from one foot's plant to the next plant of the other foot.
+/// Steps: from one foot's plant to the next plant of the other foot, the
+/// stance foot planted for most of it; displacements measured with the
+/// stance foot's motion undone, in the step frame (x forwards, y left).
+fn annotate_steps(
+    character: &Character,
+    clip_index: usize,
+    clip: &Clip,
+    tracks: &FootTracks,
+    detected: &Detected,
+) -> Vec<StepAnnotation> {
+    let (dt, duration) = (tracks.dt, clip.duration());
+    let (plants, planted) = (&detected.plants, &detected.planted);
+    let at = |i: isize| tracks.at(i);
+    let (contacts, yaws, hips) = (&tracks.contacts, &tracks.yaws, &tracks.hips);
     let mut steps = Vec::new();
-    for p in &plants {
+    for p in plants {
         let other = plants
             .iter()
             .filter(|q| q.foot != p.foot)
@@ -235,7 +310,7 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
         // Stance-locked positions: undo the stance foot's motion.
         let c0 = contacts[at(i0)][stance];
         let y0 = yaws[at(i0)][stance];
-        let facing = clip_facing(&hips, clip, character);
+        let facing = clip_facing(hips, clip, character);
         let locked = |p: V3, i: isize| -> V3 {
             let k = at(i);
             let undo = wrap(y0 - yaws[k][stance]);
@@ -278,17 +353,7 @@ pub fn analyse(character: &Character, clip_index: usize, clip: &Clip, thresholds
             speed: root_displacement[0].hypot(root_displacement[1]) / dur,
         });
     }
-    ClipAnalysis {
-        name: clip.name.clone(),
-        duration,
-        times: (0..n).map(|i| i as f64 * dt).collect(),
-        heights,
-        speeds,
-        planted,
-        plants,
-        steps,
-        ground_velocity: ground,
-    }
+    steps
 }
 
 /// The facing yaw of an in-place clip in the model frame `[rad]`: the mean

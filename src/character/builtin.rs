@@ -227,95 +227,129 @@ impl FootTrack {
     }
 }
 
-/// Generates an in-place cyclic walk at `v` `[m/s]` turning `turn` `[rad]`
-/// per step (positive: to the left).
-fn walk(sk: &Skeleton, v: f64, turn: f64, name: &str) -> Clip {
-    let f = cadence(v);
-    let step_t = 1.0 / f;
-    let cycle = 2.0 * step_t;
-    let omega = turn / step_t;
-    let fast = (v / 1.33).clamp(0.0, 1.6);
-    let duty = (0.66 - 0.05 * fast).clamp(0.56, 0.7);
-    let frames_n = (cycle * FRAME_RATE).round().max(8.0) as usize;
-    let dt = cycle / frames_n as f64;
-    let lift_height = 0.05 + 0.03 * fast;
-    let feet = [
-        FootTrack { plant: 0.0, cycle, duty, side: 1.0, v, omega, lift_height },
-        FootTrack { plant: cycle / 2.0, cycle, duty, side: -1.0, v, omega, lift_height },
-    ];
-    let pelvis_mid = PELVIS_Y - 0.015 - 0.012 * fast;
-    let drop = 0.012 + 0.02 * fast;
-    let sway = 0.025 - 0.008 * fast;
-    let pelvis_yaw = 0.03 + 0.05 * fast;
-    let lean = 0.03 + 0.04 * fast;
-    let arm_swing = 0.08 + 0.28 * fast;
-    let reach = (THIGH + SHIN) * 0.985;
-    // Pass 1: body without legs, and the heel pitch each planted foot needs.
-    let mut bodies = Vec::with_capacity(frames_n);
-    let mut drops: Vec<f64> = Vec::with_capacity(frames_n);
-    let mut pitches = vec![[0.0f64; 2]; frames_n];
-    for (i, pitch_row) in pitches.iter_mut().enumerate() {
-        let t = i as f64 * dt;
-        let ph = TAU * t / cycle;
-        let (root, heading) = root_at(t, v, omega);
+/// The parameters of one generated walk.
+struct WalkGait {
+    v: f64,
+    omega: f64,
+    cycle: f64,
+    frames_n: usize,
+    dt: f64,
+    feet: [FootTrack; 2],
+    fast: f64,
+    pelvis_mid: f64,
+    drop: f64,
+    sway: f64,
+    pelvis_yaw: f64,
+    lean: f64,
+    arm_swing: f64,
+    /// Longest hip-to-ankle distance `[m]`.
+    reach: f64,
+}
+
+impl WalkGait {
+    /// The gait of a walk at `v` `[m/s]` turning `turn` `[rad]` per step:
+    /// cadence and duty factor from the speed, pelvis drop, sway, yaw and
+    /// lean, arm swing.
+    fn new(v: f64, turn: f64) -> WalkGait {
+        let f = cadence(v);
+        let step_t = 1.0 / f;
+        let cycle = 2.0 * step_t;
+        let omega = turn / step_t;
+        let fast = (v / 1.33).clamp(0.0, 1.6);
+        let duty = (0.66 - 0.05 * fast).clamp(0.56, 0.7);
+        let frames_n = (cycle * FRAME_RATE).round().max(8.0) as usize;
+        let lift_height = 0.05 + 0.03 * fast;
+        WalkGait {
+            v,
+            omega,
+            cycle,
+            frames_n,
+            dt: cycle / frames_n as f64,
+            feet: [
+                FootTrack { plant: 0.0, cycle, duty, side: 1.0, v, omega, lift_height },
+                FootTrack { plant: cycle / 2.0, cycle, duty, side: -1.0, v, omega, lift_height },
+            ],
+            fast,
+            pelvis_mid: PELVIS_Y - 0.015 - 0.012 * fast,
+            drop: 0.012 + 0.02 * fast,
+            sway: 0.025 - 0.008 * fast,
+            pelvis_yaw: 0.03 + 0.05 * fast,
+            lean: 0.03 + 0.04 * fast,
+            arm_swing: 0.08 + 0.28 * fast,
+            reach: (THIGH + SHIN) * 0.985,
+        }
+    }
+
+    /// The upper body at time `t` (pelvis, spine, arms; legs at rest bend),
+    /// in place relative to the walking frame, with that frame's root and
+    /// heading.
+    fn body(&self, sk: &Skeleton, t: f64) -> (Pose, V3, f64) {
+        let ph = TAU * t / self.cycle;
+        let (root, heading) = root_at(t, self.v, self.omega);
         let mut pose = sk.rest_pose();
-        let up = pelvis_mid - drop * (1.0 + (2.0 * ph).cos()) / 2.0;
-        let local_pelvis = V3::new(sway * ph.sin(), 0.0, 0.0);
-        let pelvis_rot = yaw(heading) * yaw(-pelvis_yaw * ph.cos()) * rx(lean * 0.5);
+        let up = self.pelvis_mid - self.drop * (1.0 + (2.0 * ph).cos()) / 2.0;
+        let local_pelvis = V3::new(self.sway * ph.sin(), 0.0, 0.0);
+        let pelvis_rot = yaw(heading) * yaw(-self.pelvis_yaw * ph.cos()) * rx(self.lean * 0.5);
         let pelvis_pos = root + yaw(heading) * local_pelvis + V3::new(0.0, up, 0.0);
         // In place: express everything relative to the walking frame.
         let back = yaw(-heading);
         pose[j::HIPS].translation = back * (pelvis_pos - root);
         pose[j::HIPS].rotation = back * pelvis_rot;
-        pose[j::SPINE].rotation = yaw(0.6 * pelvis_yaw * ph.cos()) * rx(lean * 0.3);
-        pose[j::CHEST].rotation = yaw(0.8 * pelvis_yaw * ph.cos()) * rx(lean * 0.2);
-        pose[j::NECK].rotation = yaw(-0.4 * pelvis_yaw * ph.cos()) * rx(-lean * 0.5);
-        pose[j::HEAD].rotation = rx(-lean * 0.4);
+        pose[j::SPINE].rotation = yaw(0.6 * self.pelvis_yaw * ph.cos()) * rx(self.lean * 0.3);
+        pose[j::CHEST].rotation = yaw(0.8 * self.pelvis_yaw * ph.cos()) * rx(self.lean * 0.2);
+        pose[j::NECK].rotation = yaw(-0.4 * self.pelvis_yaw * ph.cos()) * rx(-self.lean * 0.5);
+        pose[j::HEAD].rotation = rx(-self.lean * 0.4);
+        let fast = self.fast;
         for (k, s) in [1.0, -1.0].into_iter().enumerate() {
             // Arms swing against the legs: the left arm is forward when the
             // right foot plants (t = cycle / 2).
-            let swing = s * arm_swing * ph.cos();
+            let swing = s * self.arm_swing * ph.cos();
             pose[j::UPPER_ARM[k]].rotation = rz(s * 0.1) * rx(swing);
             pose[j::FOREARM[k]].rotation = rx(-(0.2 + 0.25 * fast + 0.2 * fast * (-swing * s).max(0.0)));
             pose[j::HAND[k]].rotation = rx(-0.1);
             pose[j::THIGH[k]].rotation = rx(-0.25);
             pose[j::SHIN[k]].rotation = rx(0.5);
         }
-        // Lower the pelvis until every planted foot can be reached with at
-        // most 0.6 rad of heel-off.
-        let mut extra = 0.0;
-        let pitch_for = |pose: &Pose, k: usize, phase: f64, ball: V3, fyaw: f64| -> (f64, bool) {
-            let g = sk.globals(pose);
-            let hip = super::position_of(&g[j::THIGH[k]]);
-            let mut p = 0.45 * smoothstep((phase - 0.75) / 0.25);
-            while p < 0.6 && (ball + yaw(fyaw) * rx(p) * BALL_TO_ANKLE - hip).norm() > reach {
-                p += 0.005;
-            }
-            (p, (ball + yaw(fyaw) * rx(p) * BALL_TO_ANKLE - hip).norm() <= reach)
-        };
-        loop {
-            let mut ok = true;
-            for (k, foot) in feet.iter().enumerate() {
-                let (ball_w, foot_yaw_w, planted, phase) = foot.at(t);
-                if planted {
-                    let (p, reached) = pitch_for(&pose, k, phase, back * (ball_w - root), foot_yaw_w - heading);
-                    pitch_row[k] = p;
-                    ok &= reached;
-                }
-            }
-            if ok || extra > 0.25 {
-                break;
-            }
-            extra += 0.002;
-            pose[j::HIPS].translation.y -= 0.002;
-        }
-        drops.push(extra);
-        bodies.push((pose, root, heading));
+        (pose, root, heading)
     }
-    // The extra pelvis drop, smoothed round the cycle (a window of a fifth
-    // of it, never less than needed), then the heel pitches again.
+
+    /// The heel pitch `[rad]` a planted foot (ball at `ball`, yaw `fyaw`,
+    /// model frame) at swing phase `phase` needs to be reached from the hip
+    /// at `hip`: its rolling heel-off, raised up to 0.6 rad while out of
+    /// reach; and whether it is reached then.
+    fn heel_pitch(&self, hip: V3, phase: f64, ball: V3, fyaw: f64) -> (f64, bool) {
+        let mut p = 0.45 * smoothstep((phase - 0.75) / 0.25);
+        while p < 0.6 && (ball + yaw(fyaw) * rx(p) * BALL_TO_ANKLE - hip).norm() > self.reach {
+            p += 0.005;
+        }
+        (p, (ball + yaw(fyaw) * rx(p) * BALL_TO_ANKLE - hip).norm() <= self.reach)
+    }
+
+    /// The heel pitches of the planted feet at time `t` for `pose`.
+    fn pitches(&self, sk: &Skeleton, pose: &Pose, t: f64, root: V3, heading: f64, row: &mut [f64; 2]) -> bool {
+        let g = sk.globals(pose);
+        let back = yaw(-heading);
+        let mut ok = true;
+        for (k, foot) in self.feet.iter().enumerate() {
+            let (ball_w, foot_yaw_w, planted, phase) = foot.at(t);
+            if planted {
+                let hip = super::position_of(&g[j::THIGH[k]]);
+                let (p, reached) = self.heel_pitch(hip, phase, back * (ball_w - root), foot_yaw_w - heading);
+                row[k] = p;
+                ok &= reached;
+            }
+        }
+        ok
+    }
+}
+
+/// A cyclic window maximum and cos²-weighted mean of `drops` (a fifth of the
+/// cycle wide), never less than the drop itself nor more than the window's
+/// largest.
+fn smooth_drops(drops: &[f64]) -> Vec<f64> {
+    let frames_n = drops.len();
     let half = frames_n / 10;
-    let smooth: Vec<f64> = (0..frames_n)
+    (0..frames_n)
         .map(|i| {
             let w = |k: isize| drops[(i as isize + k).rem_euclid(frames_n as isize) as usize];
             let max = (-(half as isize)..=half as isize).map(w).fold(0.0, f64::max);
@@ -328,26 +362,42 @@ fn walk(sk: &Skeleton, v: f64, turn: f64, name: &str) -> Clip {
                 .sum();
             (mean.sum::<f64>() / norm).max(w(0)).min(max)
         })
-        .collect();
+        .collect()
+}
+
+/// Generates an in-place cyclic walk at `v` `[m/s]` turning `turn` `[rad]`
+/// per step (positive: to the left): the upper body and the pelvis lowered
+/// until every planted foot is reached (pass 1, the drop smoothed round the
+/// cycle), then the legs by two-bone IK onto the foot tracks with a rolling
+/// heel (pass 2). O(frames · joints).
+fn walk(sk: &Skeleton, v: f64, turn: f64, name: &str) -> Clip {
+    let gait = WalkGait::new(v, turn);
+    let (frames_n, dt) = (gait.frames_n, gait.dt);
+    // Pass 1: body without legs, and the heel pitch each planted foot needs.
+    let mut bodies = Vec::with_capacity(frames_n);
+    let mut drops: Vec<f64> = Vec::with_capacity(frames_n);
+    let mut pitches = vec![[0.0f64; 2]; frames_n];
+    for (i, pitch_row) in pitches.iter_mut().enumerate() {
+        let t = i as f64 * dt;
+        let (mut pose, root, heading) = gait.body(sk, t);
+        // Lower the pelvis until every planted foot can be reached with at
+        // most 0.6 rad of heel-off.
+        let mut extra = 0.0;
+        while !gait.pitches(sk, &pose, t, root, heading, pitch_row) && extra <= 0.25 {
+            extra += 0.002;
+            pose[j::HIPS].translation.y -= 0.002;
+        }
+        drops.push(extra);
+        bodies.push((pose, root, heading));
+    }
+    // The extra pelvis drop, smoothed round the cycle, then the heel
+    // pitches again.
+    let smooth = smooth_drops(&drops);
     for (i, (pose, root, heading)) in bodies.iter_mut().enumerate() {
         pose[j::HIPS].translation.y += drops[i] - smooth[i];
-        let t = i as f64 * dt;
-        let back = yaw(-*heading);
-        let g = sk.globals(pose);
-        for (k, foot) in feet.iter().enumerate() {
-            let (ball_w, foot_yaw_w, planted, phase) = foot.at(t);
-            if planted {
-                let ball = back * (ball_w - *root);
-                let fyaw = foot_yaw_w - *heading;
-                let hip = super::position_of(&g[j::THIGH[k]]);
-                let mut p = 0.45 * smoothstep((phase - 0.75) / 0.25);
-                while p < 0.6 && (ball + yaw(fyaw) * rx(p) * BALL_TO_ANKLE - hip).norm() > reach {
-                    p += 0.005;
-                }
-                pitches[i][k] = p;
-            }
-        }
+        gait.pitches(sk, pose, i as f64 * dt, *root, *heading, &mut pitches[i]);
     }
+    let feet = &gait.feet;
     // Pitch at toe-off of each foot: the last planted frame's.
     let lift_pitch: Vec<f64> = (0..2)
         .map(|k| {

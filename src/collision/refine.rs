@@ -32,7 +32,7 @@ use crate::geometry::Vec2;
 use crate::model::Obstacle;
 use crate::path::{Agent, Path};
 use crate::proximity::{Ghost, closest_periodic, closest_to_obstacle, closest_with_shift, shifts};
-use good_lp::{Expression, ProblemVariables, Solution, SolverModel, Variable, microlp, variable};
+use good_lp::{Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable, microlp, variable};
 
 /// Settings of one refinement.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,9 +138,42 @@ fn moves_at(path: &Path, vars: &[Option<PointVars>], t: f64) -> bool {
     vars[s].is_some() || vars[s + 1].is_some()
 }
 
+/// A linear program under construction: variables, objective, constraints.
+struct Lp {
+    pv: ProblemVariables,
+    objective: Expression,
+    constraints: Vec<Constraint>,
+}
+
+impl Lp {
+    /// Adds `weight · |lin + a|` to the objective through an auxiliary
+    /// variable `e ≥ 0` with `e − lin ≥ a` and `e + lin ≥ −a`.
+    fn abs_term(&mut self, weight: f64, lin: Expression, a: f64) {
+        let e = self.pv.add(variable().min(0.0));
+        self.objective.add_mul(weight, e);
+        self.constraints.push((Expression::from(e) - lin.clone()).geq(a));
+        self.constraints.push((Expression::from(e) + lin).geq(-a));
+    }
+
+    /// Adds the separation constraint `e ≥ rhs`, soft with a penalised slack
+    /// when `slack` is given.
+    fn separation(&mut self, e: Expression, rhs: f64, slack: Option<f64>) {
+        let e = match slack {
+            Some(w) => {
+                let s = self.pv.add(variable().min(0.0));
+                self.objective.add_mul(w, s);
+                e + s
+            }
+            None => e,
+        };
+        self.constraints.push(e.geq(rhs));
+    }
+}
+
 /// One SLP step over the agents `movable` (see the module docs). Returns the
 /// displacements `(agent, point, Δp, Δt)` of the solution, or `None` when the
-/// LP failed.
+/// LP failed. Cost: one LP with O(movable control points + close
+/// approaches) variables and constraints.
 #[allow(clippy::too_many_arguments)]
 pub fn step(
     agents: &[Agent],
@@ -151,11 +184,50 @@ pub fn step(
     params: &CollisionParams,
     settings: &RefineSettings,
 ) -> Option<Vec<(usize, usize, Vec2, f64)>> {
-    let (r, l, pi) = (params.radius, params.size, params.period);
-    let mut pv = ProblemVariables::new();
-    let mut objective = Expression::from(0.0);
+    let mut lp = Lp { pv: ProblemVariables::new(), objective: Expression::from(0.0), constraints: Vec::new() };
+    let vars = variables(&mut lp.pv, agents, movable, params, settings);
+    for (slot, &i) in movable.iter().enumerate() {
+        path_terms(&mut lp, &agents[i].path, &reference[i].path, &vars.points[slot], params, settings);
+    }
+    for (slot, &i) in movable.iter().enumerate() {
+        separations(&mut lp, agents, (i, &vars.points[slot]), &vars, (obstacles, ghosts), params, settings);
+    }
+    let Lp { pv, objective, constraints } = lp;
+    let mut model = pv.minimise(objective).using(microlp);
+    for c in constraints {
+        model.add_constraint(c);
+    }
+    let solution = model.solve().ok()?;
+    let mut out = Vec::new();
+    for (slot, &i) in movable.iter().enumerate() {
+        let n = agents[i].path.points.len();
+        for (k, p) in vars.points[slot].iter().enumerate() {
+            let Some(p) = p else { continue };
+            if agents[i].path.looped && k == n - 1 {
+                continue;
+            }
+            let dp = Vec2::new(solution.value(p.x), solution.value(p.y));
+            let dt = p.t.map_or(0.0, |t| solution.value(t));
+            if dp.norm() > 1e-7 || dt.abs() > 1e-7 {
+                out.push((i, k, dp, dt));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The variables of the movable control points of the agents `movable`
+/// (inside the settings' window), bounded by the trust region and by the
+/// patch shrunk by r; a loop's last point shares its first point's.
+fn variables(
+    pv: &mut ProblemVariables,
+    agents: &[Agent],
+    movable: &[usize],
+    params: &CollisionParams,
+    settings: &RefineSettings,
+) -> Vars {
+    let (r, l) = (params.radius, params.size);
     let mut vars = Vars { agents: movable.to_vec(), points: Vec::new() };
-    // Variables and their bounds.
     for &i in movable {
         let path = &agents[i].path;
         let n = path.points.len();
@@ -178,192 +250,159 @@ pub fn step(
         }
         vars.points.push(pts);
     }
-    let mut constraints = Vec::new();
-    // Objective terms.
-    for (slot, &i) in movable.iter().enumerate() {
-        let path = &agents[i].path;
-        let pts = &vars.points[slot];
-        let n = path.points.len();
-        // Deviation from the reference path at the point's time.
-        for (k, &slot) in pts.iter().enumerate() {
-            let Some(p) = slot else { continue };
-            if path.looped && k == n - 1 {
-                continue;
-            }
-            let c = path.points[k];
-            let reference = reference[i].path.position(c.t);
-            for (var, off) in [(p.x, c.p.x - reference.x), (p.y, c.p.y - reference.y)] {
-                let e = pv.add(variable().min(0.0));
-                objective.add_mul(settings.weight_deviation, e);
-                constraints.push((Expression::from(e) - var).geq(off));
-                constraints.push((Expression::from(e) + var).geq(-off));
-            }
+    vars
+}
+
+/// The objective terms of one movable path — deviation from `reference`,
+/// speed away from comfort, velocity jumps at control points — and its
+/// strictly increasing times.
+fn path_terms(
+    lp: &mut Lp,
+    path: &Path,
+    reference: &Path,
+    pts: &[Option<PointVars>],
+    params: &CollisionParams,
+    settings: &RefineSettings,
+) {
+    let n = path.points.len();
+    // Deviation from the reference path at the point's time.
+    for (k, &slot) in pts.iter().enumerate() {
+        let Some(p) = slot else { continue };
+        if path.looped && k == n - 1 {
+            continue;
         }
-        // Segment velocities, linearised: Δv = (ΔP₁ − ΔP₀)/h − v·(ΔT₁ − ΔT₀)/h.
-        let dv = |s: usize| -> [Expression; 2] {
-            let h = path.points[s + 1].t - path.points[s].t;
-            let v = path.segment_velocity(s);
-            let mut out = [Expression::from(0.0), Expression::from(0.0)];
-            for (k, sign) in [(s, -1.0), (s + 1, 1.0)] {
-                if let Some(p) = pts[k] {
-                    out[0].add_mul(sign / h, p.x);
-                    out[1].add_mul(sign / h, p.y);
-                    if let Some(t) = p.t {
-                        out[0].add_mul(-sign * v.x / h, t);
-                        out[1].add_mul(-sign * v.y / h, t);
-                    }
-                }
-            }
-            out
-        };
-        let has = |s: usize| pts[s].is_some() || pts[s + 1].is_some();
-        for s in 0..n - 1 {
-            if !has(s) {
-                continue;
-            }
-            let h = path.points[s + 1].t - path.points[s].t;
-            let v = path.segment_velocity(s);
-            let speed = v.norm();
-            if speed > 1e-6 {
-                let [dx, dy] = dv(s);
-                let lin = dx * (v.x / speed) + dy * (v.y / speed);
-                let e = pv.add(variable().min(0.0));
-                objective.add_mul(settings.weight_speed * h, e);
-                constraints.push((Expression::from(e) - lin.clone()).geq(speed - params.comfort_speed));
-                constraints.push((Expression::from(e) + lin).geq(params.comfort_speed - speed));
-            }
-        }
-        for k in 1..n - 1 {
-            if !(has(k - 1) || has(k)) {
-                continue;
-            }
-            let mid = (path.points[k + 1].t - path.points[k - 1].t) / 2.0;
-            let a0 = path.segment_velocity(k) - path.segment_velocity(k - 1);
-            let [ax1, ay1] = dv(k);
-            let [ax0, ay0] = dv(k - 1);
-            for (lin, a) in [(ax1 - ax0, a0.x), (ay1 - ay0, a0.y)] {
-                let e = pv.add(variable().min(0.0));
-                objective.add_mul(settings.weight_turn / mid.max(0.05), e);
-                constraints.push((Expression::from(e) - lin.clone()).geq(a));
-                constraints.push((Expression::from(e) + lin).geq(-a));
-            }
-        }
-        // Strictly increasing times.
-        for s in 0..n - 1 {
-            let (ta, tb) = (pts[s].and_then(|p| p.t), pts[s + 1].and_then(|p| p.t));
-            if ta.is_none() && tb.is_none() {
-                continue;
-            }
-            let gap = path.points[s + 1].t - path.points[s].t;
-            let need = gap.min(settings.min_spacing);
-            let mut e = Expression::from(0.0);
-            if let Some(tb) = tb {
-                e.add_mul(1.0, tb);
-            }
-            if let Some(ta) = ta {
-                e.add_mul(-1.0, ta);
-            }
-            constraints.push(e.geq(need - gap));
+        let c = path.points[k];
+        let reference = reference.position(c.t);
+        for (var, off) in [(p.x, c.p.x - reference.x), (p.y, c.p.y - reference.y)] {
+            lp.abs_term(settings.weight_deviation, Expression::from(var), off);
         }
     }
-    // Separation constraints.
-    let agent_target = 2.0 * r + params.margin;
-    let mut separation = |e: Expression, rhs: f64, pv: &mut ProblemVariables, objective: &mut Expression| {
-        let e = match settings.slack {
-            Some(w) => {
-                let s = pv.add(variable().min(0.0));
-                objective.add_mul(w, s);
-                e + s
-            }
-            None => e,
-        };
-        constraints.push(e.geq(rhs));
-    };
-    for (slot, &i) in movable.iter().enumerate() {
-        let a = &agents[i].path;
-        let va = &vars.points[slot];
-        for (j, other) in agents.iter().enumerate() {
-            let b = &other.path;
-            let vb = vars.of(j);
-            // A pair of movable agents once.
-            if vb.is_some() && j < i {
-                continue;
-            }
-            if i == j && a.looped {
-                continue;
-            }
-            for k in shifts(a, b, pi) {
-                if i == j && k == 0 {
-                    continue;
+    // Segment velocities, linearised: Δv = (ΔP₁ − ΔP₀)/h − v·(ΔT₁ − ΔT₀)/h.
+    let dv = |s: usize| -> [Expression; 2] {
+        let h = path.points[s + 1].t - path.points[s].t;
+        let v = path.segment_velocity(s);
+        let mut out = [Expression::from(0.0), Expression::from(0.0)];
+        for (k, sign) in [(s, -1.0), (s + 1, 1.0)] {
+            if let Some(p) = pts[k] {
+                out[0].add_mul(sign / h, p.x);
+                out[1].add_mul(sign / h, p.y);
+                if let Some(t) = p.t {
+                    out[0].add_mul(-sign * v.x / h, t);
+                    out[1].add_mul(-sign * v.y / h, t);
                 }
-                let Some(ap) = closest_with_shift(a, b, k as f64 * pi) else { continue };
-                if ap.distance >= agent_target + settings.buffer {
-                    continue;
-                }
-                // A row without variables that already holds adds nothing.
-                if ap.distance >= agent_target
-                    && !moves_at(a, va, ap.t_a)
-                    && vb.is_none_or(|vb| !moves_at(b, vb, ap.t_b))
-                {
-                    continue;
-                }
-                let d = ap.p_a - ap.p_b;
-                let n = if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
-                let mut e = Expression::from(0.0);
-                add_displacement(&mut e, a, va, ap.t_a, n, 1.0);
-                if let Some(vb) = vb {
-                    add_displacement(&mut e, b, vb, ap.t_b, n, -1.0);
-                }
-                separation(e, agent_target - ap.distance, &mut pv, &mut objective);
             }
         }
-        for (g, ghost) in ghosts.iter().enumerate() {
-            let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
-            let Some(ap) = closest_periodic(a, &ghost.path, pi, skip) else { continue };
-            if ap.distance >= agent_target + settings.buffer
-                || (ap.distance >= agent_target && !moves_at(a, va, ap.t_a))
-            {
+        out
+    };
+    let has = |s: usize| pts[s].is_some() || pts[s + 1].is_some();
+    for s in 0..n - 1 {
+        if !has(s) {
+            continue;
+        }
+        let h = path.points[s + 1].t - path.points[s].t;
+        let v = path.segment_velocity(s);
+        let speed = v.norm();
+        if speed > 1e-6 {
+            let [dx, dy] = dv(s);
+            let lin = dx * (v.x / speed) + dy * (v.y / speed);
+            lp.abs_term(settings.weight_speed * h, lin, speed - params.comfort_speed);
+        }
+    }
+    for k in 1..n - 1 {
+        if !(has(k - 1) || has(k)) {
+            continue;
+        }
+        let mid = (path.points[k + 1].t - path.points[k - 1].t) / 2.0;
+        let a0 = path.segment_velocity(k) - path.segment_velocity(k - 1);
+        let [ax1, ay1] = dv(k);
+        let [ax0, ay0] = dv(k - 1);
+        for (lin, a) in [(ax1 - ax0, a0.x), (ay1 - ay0, a0.y)] {
+            lp.abs_term(settings.weight_turn / mid.max(0.05), lin, a);
+        }
+    }
+    // Strictly increasing times.
+    for s in 0..n - 1 {
+        let (ta, tb) = (pts[s].and_then(|p| p.t), pts[s + 1].and_then(|p| p.t));
+        if ta.is_none() && tb.is_none() {
+            continue;
+        }
+        let gap = path.points[s + 1].t - path.points[s].t;
+        let need = gap.min(settings.min_spacing);
+        let mut e = Expression::from(0.0);
+        if let Some(tb) = tb {
+            e.add_mul(1.0, tb);
+        }
+        if let Some(ta) = ta {
+            e.add_mul(-1.0, ta);
+        }
+        lp.constraints.push(e.geq(need - gap));
+    }
+}
+
+/// The separation constraints of movable agent `i` (variables `va`) at every
+/// closest approach nearer than `target + buffer`: to the other agents (a
+/// movable pair once), to the seam ghosts and to the obstacles.
+fn separations(
+    lp: &mut Lp,
+    agents: &[Agent],
+    (i, va): (usize, &[Option<PointVars>]),
+    vars: &Vars,
+    (obstacles, ghosts): (&[Obstacle], &[Ghost]),
+    params: &CollisionParams,
+    settings: &RefineSettings,
+) {
+    let (r, pi) = (params.radius, params.period);
+    let agent_target = 2.0 * r + params.margin;
+    let a = &agents[i].path;
+    let normal = |d: Vec2| if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
+    for (j, other) in agents.iter().enumerate() {
+        let b = &other.path;
+        let vb = vars.of(j);
+        // A pair of movable agents once.
+        if (vb.is_some() && j < i) || (i == j && a.looped) {
+            continue;
+        }
+        for k in shifts(a, b, pi) {
+            if i == j && k == 0 {
                 continue;
             }
-            let _ = g;
-            let d = ap.p_a - ap.p_b;
-            let n = if d.norm() > 1e-9 { d / d.norm() } else { Vec2::new(1.0, 0.0) };
+            let Some(ap) = closest_with_shift(a, b, k as f64 * pi) else { continue };
+            if ap.distance >= agent_target + settings.buffer {
+                continue;
+            }
+            // A row without variables that already holds adds nothing.
+            if ap.distance >= agent_target && !moves_at(a, va, ap.t_a) && vb.is_none_or(|vb| !moves_at(b, vb, ap.t_b)) {
+                continue;
+            }
+            let n = normal(ap.p_a - ap.p_b);
             let mut e = Expression::from(0.0);
             add_displacement(&mut e, a, va, ap.t_a, n, 1.0);
-            separation(e, agent_target - ap.distance, &mut pv, &mut objective);
-        }
-        for o in obstacles {
-            let (t, _, d, dir) = closest_to_obstacle(a, o);
-            let target = r + params.margin;
-            if d >= target + settings.buffer || (d >= target && !moves_at(a, va, t)) {
-                continue;
+            if let Some(vb) = vb {
+                add_displacement(&mut e, b, vb, ap.t_b, n, -1.0);
             }
-            let mut e = Expression::from(0.0);
-            add_displacement(&mut e, a, va, t, dir, 1.0);
-            separation(e, target - d, &mut pv, &mut objective);
+            lp.separation(e, agent_target - ap.distance, settings.slack);
         }
     }
-    let mut model = pv.minimise(objective).using(microlp);
-    for c in constraints {
-        model.add_constraint(c);
-    }
-    let solution = model.solve().ok()?;
-    let mut out = Vec::new();
-    for (slot, &i) in movable.iter().enumerate() {
-        let n = agents[i].path.points.len();
-        for (k, p) in vars.points[slot].iter().enumerate() {
-            let Some(p) = p else { continue };
-            if agents[i].path.looped && k == n - 1 {
-                continue;
-            }
-            let dp = Vec2::new(solution.value(p.x), solution.value(p.y));
-            let dt = p.t.map_or(0.0, |t| solution.value(t));
-            if dp.norm() > 1e-7 || dt.abs() > 1e-7 {
-                out.push((i, k, dp, dt));
-            }
+    for ghost in ghosts {
+        let skip = ghost.owner.filter(|o| o.0 == i).map(|o| o.1);
+        let Some(ap) = closest_periodic(a, &ghost.path, pi, skip) else { continue };
+        if ap.distance >= agent_target + settings.buffer || (ap.distance >= agent_target && !moves_at(a, va, ap.t_a)) {
+            continue;
         }
+        let mut e = Expression::from(0.0);
+        add_displacement(&mut e, a, va, ap.t_a, normal(ap.p_a - ap.p_b), 1.0);
+        lp.separation(e, agent_target - ap.distance, settings.slack);
     }
-    Some(out)
+    for o in obstacles {
+        let (t, _, d, dir) = closest_to_obstacle(a, o);
+        let target = r + params.margin;
+        if d >= target + settings.buffer || (d >= target && !moves_at(a, va, t)) {
+            continue;
+        }
+        let mut e = Expression::from(0.0);
+        add_displacement(&mut e, a, va, t, dir, 1.0);
+        lp.separation(e, target - d, settings.slack);
+    }
 }
 
 /// Applies a step scaled by `scale`; returns each changed agent's window.

@@ -74,7 +74,7 @@ pub fn remove_collisions(
     params: &CollisionParams,
     progress: &mut dyn FnMut(usize, f64) -> bool,
 ) -> CollisionOutcome {
-    let (r, l, pi) = (params.radius, params.size, params.period);
+    let (r, l) = (params.radius, params.size);
     let goals: Vec<Path> = agents.iter().map(|a| a.path.clone()).collect();
     let n = agents.len();
     let ranges: Vec<(f64, f64)> = goals.iter().map(|p| p.free_range()).collect();
@@ -104,72 +104,9 @@ pub fn remove_collisions(
             }
             let t = t0 + s as f64 * DT;
             let active: Vec<bool> = (0..n).map(|i| t > ranges[i].0 && t <= ranges[i].1 + DT * 0.5).collect();
-            let mut acc = vec![Vec2::zeros(); n];
-            for i in 0..n {
-                if !active[i] {
-                    continue;
-                }
-                let tp = t - DT;
-                let g = goals[i].position(tp);
-                let gv = goals[i].velocity_at(tp);
-                let mut a = (gv + (g - x[i]) * K - v[i]) / TAU;
-                let mut push = |d: Vec2, theta: f64| {
-                    let dist = d.norm();
-                    if dist < CUTOFF && dist > 1e-9 {
-                        a += d / dist * (A * ((theta - dist) / B).exp());
-                    }
-                };
-                // Other agents: the same instance live, other instances as
-                // in the previous sweep; fixed stubs from the paths.
-                for j in 0..n {
-                    let lo = ((goals[j].start() - tp) / pi).ceil() as i64;
-                    let hi = ((goals[j].end() - tp) / pi).floor() as i64;
-                    for k in lo..=hi {
-                        if j == i && k == 0 {
-                            continue;
-                        }
-                        if j == i && goals[i].looped {
-                            continue;
-                        }
-                        let tj = tp + k as f64 * pi;
-                        let pj = if k == 0 && tj >= ranges[j].0 && tj <= ranges[j].1 {
-                            x[j]
-                        } else {
-                            tracks[j].position(&goals[j], tj)
-                        };
-                        push(x[i] - pj, 2.0 * r);
-                    }
-                }
-                for gh in ghosts {
-                    let (a0, a1) = (gh.path.start(), gh.path.end());
-                    let k0 = ((a0 - tp) / pi).ceil() as i64;
-                    let k1 = ((a1 - tp) / pi).floor() as i64;
-                    for k in k0..=k1 {
-                        if gh.owner.is_some_and(|o| o.0 == i && o.1 == k) {
-                            continue;
-                        }
-                        push(x[i] - gh.path.position(tp + k as f64 * pi), 2.0 * r);
-                    }
-                }
-                for o in obstacles {
-                    let (d, dir) = obstacle_signed_distance(x[i], o);
-                    if d < CUTOFF {
-                        a += dir * (A * ((r - d) / B).exp());
-                    }
-                }
-                // The sides keep r away.
-                for (d, dir) in [
-                    (x[i].x, Vec2::new(1.0, 0.0)),
-                    (l - x[i].x, Vec2::new(-1.0, 0.0)),
-                    (x[i].y, Vec2::new(0.0, 1.0)),
-                    (l - x[i].y, Vec2::new(0.0, -1.0)),
-                ] {
-                    if d < 1.0 {
-                        a += dir * (A * ((r - d) / B).exp());
-                    }
-                }
-                acc[i] = a;
-            }
+            let scene = Scene { goals: &goals, ranges: &ranges, tracks: &tracks, obstacles, ghosts, params };
+            let acc: Vec<Vec2> =
+                (0..n).map(|i| if active[i] { scene.acceleration(i, t - DT, &x, &v) } else { Vec2::zeros() }).collect();
             for i in 0..n {
                 if !active[i] {
                     continue;
@@ -186,22 +123,8 @@ pub fn remove_collisions(
             }
         }
         // Blend the end drift out so each track meets its end exactly.
-        for i in 0..n {
-            let m = steps_of(i);
-            let tr = &mut next[i];
-            while tr.x.len() <= m {
-                let last = tr.x[tr.x.len() - 1];
-                tr.x.push(last);
-            }
-            let end = goals[i].position(ranges[i].1);
-            let drift = end - tr.x[m];
-            for (k, p) in tr.x.iter_mut().enumerate() {
-                let t = ranges[i].0 + k as f64 * DT;
-                let u = ((t - (ranges[i].1 - BLEND)) / BLEND).clamp(0.0, 1.0);
-                let w = u * u * (3.0 - 2.0 * u);
-                *p = crate::path::clamp_inside(*p + drift * w, r, l);
-            }
-            tr.x[m] = end;
+        for (i, tr) in next.iter_mut().enumerate() {
+            blend_end(tr, &goals[i], ranges[i], steps_of(i), (r, l));
         }
         tracks = next;
     }
@@ -219,6 +142,105 @@ pub fn remove_collisions(
         lp_rounds: 0,
         infeasible: vec![],
     }
+}
+
+/// What the forces on an agent at one time step depend on.
+struct Scene<'a> {
+    goals: &'a [Path],
+    ranges: &'a [(f64, f64)],
+    /// The previous sweep (the agents' other instances).
+    tracks: &'a [Track],
+    obstacles: &'a [Obstacle],
+    ghosts: &'a [Ghost],
+    params: &'a CollisionParams,
+}
+
+impl Scene<'_> {
+    /// Acceleration `[m/s²]` of agent `i` at time `tp`: relaxation towards
+    /// its goal moving along the straight path (Helbing's driving term,
+    /// after Yersin et al. 2009), and exponential repulsion from the other
+    /// agents (this instance live in `x`, the others as in the previous
+    /// sweep), the seam ghosts, the obstacles and the sides. O(agents ·
+    /// instances + ghosts + obstacles).
+    fn acceleration(&self, i: usize, tp: f64, x: &[Vec2], v: &[Vec2]) -> Vec2 {
+        let (r, l, pi) = (self.params.radius, self.params.size, self.params.period);
+        let (goals, ranges) = (self.goals, self.ranges);
+        let g = goals[i].position(tp);
+        let gv = goals[i].velocity_at(tp);
+        let mut a = (gv + (g - x[i]) * K - v[i]) / TAU;
+        let mut push = |d: Vec2, theta: f64| {
+            let dist = d.norm();
+            if dist < CUTOFF && dist > 1e-9 {
+                a += d / dist * (A * ((theta - dist) / B).exp());
+            }
+        };
+        // Other agents: the same instance live, other instances as in the
+        // previous sweep; fixed stubs from the paths.
+        for j in 0..goals.len() {
+            let lo = ((goals[j].start() - tp) / pi).ceil() as i64;
+            let hi = ((goals[j].end() - tp) / pi).floor() as i64;
+            for k in lo..=hi {
+                if j == i && (k == 0 || goals[i].looped) {
+                    continue;
+                }
+                let tj = tp + k as f64 * pi;
+                let pj = if k == 0 && tj >= ranges[j].0 && tj <= ranges[j].1 {
+                    x[j]
+                } else {
+                    self.tracks[j].position(&goals[j], tj)
+                };
+                push(x[i] - pj, 2.0 * r);
+            }
+        }
+        for gh in self.ghosts {
+            let (a0, a1) = (gh.path.start(), gh.path.end());
+            let k0 = ((a0 - tp) / pi).ceil() as i64;
+            let k1 = ((a1 - tp) / pi).floor() as i64;
+            for k in k0..=k1 {
+                if gh.owner.is_some_and(|o| o.0 == i && o.1 == k) {
+                    continue;
+                }
+                push(x[i] - gh.path.position(tp + k as f64 * pi), 2.0 * r);
+            }
+        }
+        for o in self.obstacles {
+            let (d, dir) = obstacle_signed_distance(x[i], o);
+            if d < CUTOFF {
+                a += dir * (A * ((r - d) / B).exp());
+            }
+        }
+        // The sides keep r away.
+        for (d, dir) in [
+            (x[i].x, Vec2::new(1.0, 0.0)),
+            (l - x[i].x, Vec2::new(-1.0, 0.0)),
+            (x[i].y, Vec2::new(0.0, 1.0)),
+            (l - x[i].y, Vec2::new(0.0, -1.0)),
+        ] {
+            if d < 1.0 {
+                a += dir * (A * ((r - d) / B).exp());
+            }
+        }
+        a
+    }
+}
+
+/// Completes a sweep's track to its `m + 1` samples and blends the drift
+/// from the goal's end out over the last [`BLEND`] seconds, so that the
+/// track meets its end exactly; samples stay in the patch shrunk by r.
+fn blend_end(tr: &mut Track, goal: &Path, (lo, hi): (f64, f64), m: usize, (r, l): (f64, f64)) {
+    while tr.x.len() <= m {
+        let last = tr.x[tr.x.len() - 1];
+        tr.x.push(last);
+    }
+    let end = goal.position(hi);
+    let drift = end - tr.x[m];
+    for (k, p) in tr.x.iter_mut().enumerate() {
+        let t = lo + k as f64 * DT;
+        let u = ((t - (hi - BLEND)) / BLEND).clamp(0.0, 1.0);
+        let w = u * u * (3.0 - 2.0 * u);
+        *p = crate::path::clamp_inside(*p + drift * w, r, l);
+    }
+    tr.x[m] = end;
 }
 
 /// The goal path with its free part replaced by the track, sampled every

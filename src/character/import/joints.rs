@@ -141,7 +141,8 @@ pub(super) fn keep(tree: &SceneTree<'_>, geometry: &Geometry, designated: &Desig
             continue;
         }
         let is_designated = designated.feet.contains(&i) || designated.toes.contains(&Some(i)) || i == designated.hips;
-        let bound = geometry.influences_node[i] && !(tree.is_rigid_mesh(i) && !tree.animated[i]);
+        // A rigid mesh holder that is not animated does not count as bound.
+        let bound = geometry.influences_node[i] && (tree.animated[i] || !tree.is_rigid_mesh(i));
         let holds_rigid =
             tree.skin_joint[i] && tree.nodes[i].children().any(|c| c.mesh().is_some() && c.skin().is_none());
         if is_designated || bound || holds_rigid {
