@@ -1,4 +1,4 @@
-//! The bake pipeline (DESIGN.md "Bake pipeline"): match → initial paths →
+//! The bake pipeline (docs/design.md "Bake pipeline"): match → initial paths →
 //! remove collisions → smooth → metrics, each stage a pure function over
 //! plain data whose result is kept for inspection (the preview shows three of
 //! them), then conversion to the baked format of `crowdpatch-runtime`.

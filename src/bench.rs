@@ -1,4 +1,4 @@
-//! The seed paper's benchmark protocol (OPT §4, DESIGN.md "Benchmark
+//! The seed paper's benchmark protocol (OPT §4, docs/design.md "Benchmark
 //! protocol"), shared by `crowdpatch bench`, the tests and the criterion
 //! benches: random square patches of side L = 16 m and period π = 10 s with
 //! agents of radius r = 0.3 m, for n = 1..50 entry/exit pairs and 20 seeded
@@ -142,7 +142,7 @@ impl Protocol {
     }
 
     /// Whether two boundary points may both be placed in a *separated*
-    /// patch: `|p₁ − p₂| + u_cft·|Δt| ≥ 4r` (DESIGN.md), and they are not
+    /// patch: `|p₁ − p₂| + u_cft·|Δt| ≥ 4r` (docs/design.md "Benchmark protocol"), and they are not
     /// proven inseparable ([`crate::collision::conflicts_of`]) — the first
     /// alone lets a few pairs meet at a corner, where the stubs of two
     /// adjacent sides converge (3 to 5 patches in the 1000 of the protocol).

@@ -6,7 +6,7 @@
 //! pattern library (the balanced one whose number of entries is nearest the
 //! two cells' target flow, ties and orientation drawn from the map's seed):
 //! the cell south (west) of the edge holds it on its north (east) side, the
-//! other cell its mirror ([`Pattern::mirror`], DESIGN.md mirror rule). Edges
+//! other cell its mirror ([`Pattern::mirror`], docs/design.md "Mirror rule"). Edges
 //! to empty cells and the world's border get no pattern. Since every pattern
 //! used is balanced, every patch is balanced (parity holds).
 //!
@@ -497,7 +497,7 @@ pub fn compose(map: &Map) -> Composition {
 /// Wang sets larger than the library: arc positions at least
 /// `corner_margin` `[m]` from the side's ends (so that any two sides combine),
 /// every two points at least `4r` apart in the space-time metric
-/// `|Δs| + u_cft·|Δt|` (Δt periodic; DESIGN.md "separated" benchmark variant).
+/// `|Δs| + u_cft·|Δt|` (Δt periodic; the *separated* variant of docs/design.md "Benchmark protocol").
 pub fn random_pattern(n: usize, size: f64, period: f64, r: f64, comfort: f64, rng: &mut impl RngExt) -> Pattern {
     let margin = (2.0 * r + 1.0).min(size / 4.0);
     let mut points: Vec<BoundaryPoint> = Vec::new();

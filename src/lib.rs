@@ -7,25 +7,33 @@
 //! trajectories for Crowd Patches* (the seed paper; `shared/seeds/`) after
 //! Yersin et al., *Crowd Patches*, I3D 2009.
 //!
-//! One module per pipeline stage, each a pure function over plain data:
+//! Data, queries and stages each have one home (docs/design.md "Layout"):
 //!
-//! | stage | module | seed paper |
+//! | what | module | source |
 //! |---|---|---|
-//! | documents, validation | [`model`], [`validate`] | §3.1 |
+//! | documents as plain data: patterns, patches, boundary points | [`model`] | seed paper §3.1 |
+//! | problems with typed field paths and targets | [`problem`], [`field_path`] | |
+//! | reading, resolving and saving documents | [`document`], [`io`] | |
+//! | limits and every problem of a document | [`validate`] | docs/design.md "Limits" |
+//! | space-time paths and agents, shared by every stage | [`path`] | |
+//! | closest approaches of periodic instances, overlaps, obstacles, ghosts | [`proximity`], [`geometry`] | eqs. 8–10 |
+//! | percentiles and weighted quantiles | [`stats`] | Hyndman & Fan 1996 |
 //! | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
-//! | 2. initial paths | [`trajectory`] | §3.3 |
+//! | 2. initial paths | [`initial_paths`] | §3.3 |
 //! | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
 //! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
-//! | metrics | [`metrics`] | DESIGN.md "Metrics" |
-//! | characters: skeleton, clips, clip analysis | [`character`] | course notes, BPK §4 |
+//! | characters: skeleton, clips, clip analysis, import | [`character`] | course notes, BPK §4 |
 //! | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
 //! | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
-//! | pipeline | [`bake`](mod@bake) | Figure 3 |
+//! | metrics | [`metrics`] | docs/design.md "Metrics" |
+//! | the pipeline, the baked format, the report | [`bake`](mod@bake), [`baked`], [`report`] | Figure 3 |
 //! | benchmark protocol | [`bench`] | §4, Figure 6 |
 //! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
 //!
-//! The library depends on no GUI and no exporter; it produces the baked format
-//! of `crowdpatch-runtime` ([`bake::Bake::baked`]), which exporters write.
+//! The library depends on no GUI, no command-line crate and no exporter; it
+//! produces the baked format of `crowdpatch-runtime` ([`bake::Bake::baked`]),
+//! which exporters write. Progress leaves through a
+//! [`BakeObserver`] passed in; nothing is printed.
 //!
 //! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
 

@@ -1,4 +1,4 @@
-//! Quality metrics of a set of agent paths (DESIGN.md "Metrics"). The same
+//! Quality metrics of a set of agent paths (docs/design.md "Metrics"). The same
 //! code serves tests, reports, the editor and the benchmark.
 
 use crate::model::{Obstacle, Patch};

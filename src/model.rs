@@ -1,8 +1,8 @@
 //! The data model: pattern and patch documents as saved (`*.pattern.json`,
-//! `*.patch.json`, DESIGN.md "File formats"), the resolved [`Patch`] a bake
+//! `*.patch.json`, docs/design.md "File formats"), the resolved [`Patch`] a bake
 //! starts from, and their boundary points ([`Crossing`]).
 //!
-//! Frames and conventions (DESIGN.md "Conventions"): SI units; patch frame with
+//! Frames and conventions (docs/design.md "Conventions"): SI units; patch frame with
 //! origin at the south-west corner, x east, y north; sides south, east, north,
 //! west in counter-clockwise order; a boundary point is `(side, s, t)` with
 //! `s ∈ [0, L]` along the side's direction and `t ∈ [0, π)`.
@@ -12,7 +12,7 @@
 //! For the south side this is the patch frame; on side `k` the patch-frame
 //! velocity is the side-frame one turned by `k` quarter turns. A pattern file
 //! can therefore be put on any side. An *inline* side of a patch document gives
-//! velocities in the patch frame (as DESIGN.md states), and they are converted
+//! velocities in the patch frame (docs/design.md "Velocity frames"), and they are converted
 //! on load.
 
 use crate::field_path::FieldPath;
@@ -107,7 +107,7 @@ impl Pattern {
     }
 
     /// The pattern the neighbour across this side must have (seed paper eq. 3,
-    /// DESIGN.md mirror rule): the point `(s, t)` becomes `(L − s, t)`, entries
+    /// docs/design.md "Mirror rule"): the point `(s, t)` becomes `(L − s, t)`, entries
     /// and exits swap, and side-frame velocities turn by a half turn (the
     /// neighbour's side runs the other way and faces the other way), so the
     /// velocity is the same vector in the world.
@@ -455,7 +455,7 @@ impl Default for SolverOptions {
     }
 }
 
-/// A `*.patch.json` document as saved (DESIGN.md "File formats"). Pattern
+/// A `*.patch.json` document as saved (docs/design.md "File formats"). Pattern
 /// references stay unresolved: [`PatchDocument::resolve`] makes a [`Patch`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PatchDocument {
@@ -649,7 +649,7 @@ impl Crossing {
         }
     }
 
-    /// The *ghost* outside the patch (DESIGN.md "Seams"): the neighbour's
+    /// The *ghost* outside the patch (docs/design.md "Seams"): the neighbour's
     /// agent crossing here, extrapolated along the boundary velocity until it is
     /// `depth` `[m]` (2r) away from the side; in time order.
     pub fn ghost(&self, depth: f64) -> ((Vec2, f64), (Vec2, f64)) {

@@ -191,7 +191,7 @@ pub fn closest_to_obstacle(a: &Path, o: &Obstacle) -> (f64, Vec2, f64, Vec2) {
 }
 
 /// A seam ghost: the neighbour tile's agent crossing a boundary point, as a
-/// fixed straight path outside the patch (DESIGN.md "Seams").
+/// fixed straight path outside the patch (docs/design.md "Seams").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ghost {
     /// The boundary point it crosses.

@@ -1,5 +1,5 @@
 //! Validation of patterns and patches: every problem, each with its field
-//! path, the offending value and what would fix it (DESIGN.md "Conventions",
+//! path, the offending value and what would fix it (docs/design.md "Conventions",
 //! limits checked on load).
 
 use crate::geometry::{

@@ -160,7 +160,7 @@ fn both_solvers_and_both_matchings_run_on_the_shipped_patches() {
 
 /// A random patch of the benchmark's *separated* kind: `n` entries and `n`
 /// exits at uniform random (side, s, t), redrawn until every pair satisfies
-/// |p₁ − p₂| + u_cft·|Δt| ≥ 4r (DESIGN.md "Benchmark protocol").
+/// |p₁ − p₂| + u_cft·|Δt| ≥ 4r (docs/design.md "Benchmark protocol").
 fn random_patch(n: usize, seed: u64) -> Patch {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);

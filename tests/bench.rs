@@ -31,7 +31,7 @@ fn protocol_patches_are_seeded_and_separated_ones_are_valid() {
         let crossings = a.crossings();
         assert_eq!(crossings.len(), 2 * n);
         assert_eq!(crossings.iter().filter(|c| c.direction == Direction::Entry).count(), n);
-        // Every pair keeps the DESIGN.md separation, and the patch validates.
+        // Every pair keeps the separation of docs/design.md "Benchmark protocol", and the patch validates.
         for (i, p) in crossings.iter().enumerate() {
             for q in &crossings[i + 1..] {
                 assert!(separation(p.side, p.s, p.t, q.side, q.s, q.t, 16.0, 10.0, 1.33) >= 1.2 - 1e-9);
@@ -103,9 +103,9 @@ fn crossing(side: usize, entry: bool, s: f64, t: f64) -> Crossing {
 }
 
 proptest! {
-    /// DESIGN.md's sufficient criterion `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r`
+    /// The sufficient point criterion (docs/design.md "Infeasibility") `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r`
     /// implies the exact fixed-part conflict used by the solver, so every
-    /// patch DESIGN.md calls infeasible is proven infeasible here too.
+    /// patch docs/design.md "Infeasibility" calls infeasible is proven infeasible here too.
     #[test]
     fn the_design_criterion_implies_a_fixed_part_conflict(
         sa in 0usize..4, sb in 0usize..4, ea in any::<bool>(), eb in any::<bool>(),

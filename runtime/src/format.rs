@@ -401,7 +401,7 @@ pub struct TurnRateStats {
     pub p95: f64,
 }
 
-/// Quality figures of a baked patch (DESIGN.md "Metrics").
+/// Quality figures of a baked patch (docs/design.md "Metrics").
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Metrics {

@@ -470,3 +470,19 @@ pub(crate) fn heading_of_rotation(q: [f32; 4]) -> Option<f32> {
     // glTF (fx, fz) is the patch direction (cos h, −sin h).
     Some((-fz).atan2(fx))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_heading_round_trip() {
+        for h in [-3.0f32, -1.0, 0.0, 0.7, 2.5] {
+            let yaw = h + std::f32::consts::FRAC_PI_2;
+            let q = [0.0, (yaw / 2.0).sin(), 0.0, (yaw / 2.0).cos()];
+            let back = heading_of_rotation(q).unwrap();
+            assert!(crate::format::wrap_angle(f64::from(back - h)).abs() < 1e-5, "{h} {back}");
+        }
+        assert_eq!(heading_of_rotation([0.0; 4]), None);
+    }
+}

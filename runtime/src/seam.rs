@@ -13,7 +13,7 @@
 //!   the second starts, world frame `[m]`;
 //! - **time error**: difference of the two times, modulo the period `[s]`;
 //! - **velocity jump**: `|v_out − v_in|` of the two agents across the seam
-//!   (DESIGN.md `boundary_velocity_jump`) `[m/s]`, each from the motion over
+//!   (docs/design.md "Metrics", `boundary_velocity_jump`) `[m/s]`, each from the motion over
 //!   the last (first) [`VELOCITY_WINDOW`] of its path.
 //!
 //! **Clearance**: the smallest centre distance between an agent of a tile

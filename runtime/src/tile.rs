@@ -798,16 +798,4 @@ pub(crate) mod tests {
         // 10 m in round(10 / 1.4) = 7 cycles: half-way is 3.5 cycles.
         assert!((mid - 0.5).abs() < 1e-4, "{mid}");
     }
-
-    #[cfg(feature = "glb")]
-    #[test]
-    fn rotation_heading_round_trip() {
-        for h in [-3.0f32, -1.0, 0.0, 0.7, 2.5] {
-            let yaw = h + std::f32::consts::FRAC_PI_2;
-            let q = [0.0, (yaw / 2.0).sin(), 0.0, (yaw / 2.0).cos()];
-            let back = crate::load::heading_of_rotation(q).unwrap();
-            assert!(wrap_angle(f64::from(back - h)).abs() < 1e-5, "{h} {back}");
-        }
-        assert_eq!(crate::load::heading_of_rotation([0.0; 4]), None);
-    }
 }

@@ -89,7 +89,7 @@ impl World {
     }
 
     /// Checks every shared edge of the world against the mirror rule
-    /// (DESIGN.md): across the edge between cells A and B, each boundary
+    /// (docs/design.md "Mirror rule"): across the edge between cells A and B, each boundary
     /// point `(s, t)` of A's side must be the point `(L − s, t)` of B's side
     /// with entry and exit swapped and the same world velocity; both tiles
     /// must have the world's L and π. A side with boundary points that faces
@@ -405,8 +405,8 @@ impl WorldFile {
     /// Malformed JSON, another format version, a grid whose cell count is not
     /// `columns × rows`, a cell or Wang entry naming a missing tile, a
     /// rotation ≥ 4, a size or period not finite and positive.
-    pub fn from_json(text: &str) -> Result<WorldFile, crate::WorldError> {
-        use crate::WorldError;
+    pub fn from_json(text: &str) -> Result<WorldFile, crate::error::WorldError> {
+        use crate::error::WorldError;
         let file: WorldFile = serde_json::from_str(text).map_err(|e| WorldError::Json { reason: e.to_string() })?;
         let invalid = |path: String, reason: String| Err(WorldError::Invalid { path, reason });
         if file.format != WORLD_FORMAT {
@@ -465,10 +465,10 @@ impl WorldFile {
     ///
     /// # Errors
     /// As [`WorldFile::from_json`], or the file cannot be read.
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<WorldFile, crate::WorldError> {
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<WorldFile, crate::error::WorldError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
-            .map_err(|e| crate::WorldError::Io { file: path.display().to_string(), reason: e.to_string() })?;
+            .map_err(|e| crate::error::WorldError::Io { file: path.display().to_string(), reason: e.to_string() })?;
         WorldFile::from_json(&text)
     }
 
@@ -503,7 +503,7 @@ impl WorldFile {
     /// # Errors
     /// The first tile that fails to load, with its file named.
     #[cfg(feature = "glb")]
-    pub fn load_tiles(&self, dir: impl AsRef<std::path::Path>) -> Result<Vec<crate::Tile>, crate::LoadError> {
-        self.tiles.iter().map(|t| crate::Tile::load(dir.as_ref().join(&t.glb))).collect::<Result<Vec<_>, _>>()
+    pub fn load_tiles(&self, dir: impl AsRef<std::path::Path>) -> Result<Vec<crate::tile::Tile>, crate::error::LoadError> {
+        self.tiles.iter().map(|t| crate::tile::Tile::load(dir.as_ref().join(&t.glb))).collect::<Result<Vec<_>, _>>()
     }
 }

@@ -7,7 +7,7 @@ use crate::geometry::Vec2;
 use crate::model::{Crossing, DEFAULT_COMFORT_SPEED, Patch};
 
 /// Two boundary points whose fixed parts — crossing stubs inside the patch,
-/// ghosts outside (DESIGN.md "Seams") — come too close in space and time for
+/// ghosts outside (docs/design.md "Seams") — come too close in space and time for
 /// any two walkers through them to stay 2r apart (see [`infeasibility`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Conflict {
@@ -45,8 +45,8 @@ impl Conflict {
 /// inside the patch and the neighbour's agent walks the ghost (2r) outside;
 /// these never move, so two that overlap closer than 2r collide in every
 /// solution (no speed bound needed), and two whose points are `Δt` apart in
-/// time collide when `|Δp| + u·|Δt| < 2r` ([`conflicts_of`]). DESIGN.md's
-/// criterion `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` is the case of the two boundary
+/// time collide when `|Δp| + u·|Δt| < 2r` ([`conflicts_of`]). The point
+/// criterion (docs/design.md "Infeasibility") `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` is the case of the two boundary
 /// points themselves (tested in `tests/bench.rs`).
 pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
     conflicts_of(
@@ -58,8 +58,8 @@ pub fn infeasibility(patch: &Patch) -> Vec<Conflict> {
     )
 }
 
-/// The walking speed `[m/s]` up to which infeasibility is proven: DESIGN.md's
-/// 1.5 m/s at the default comfort speed of 1.33 m/s, scaled with the comfort
+/// The walking speed `[m/s]` up to which infeasibility is proven: the 1.5 m/s of
+/// docs/design.md "Infeasibility" at the default comfort speed of 1.33 m/s, scaled with the comfort
 /// speed (so `|p₁ − p₂| + 1.5 m/s·|Δt| < 2r` on the boundary points
 /// themselves is one case of the proof).
 pub fn max_walking_speed(comfort_speed: f64) -> f64 {

@@ -16,7 +16,7 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
-use crate::ExportError;
+use crate::error::ExportError;
 use crate::geometry::MeshData;
 
 /// What a buffer view holds; views are created on first use, in order.

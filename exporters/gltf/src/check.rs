@@ -5,7 +5,8 @@
 use crowdpatch_runtime::format::{BakedPatch, Metrics, Obstacle, Sides};
 use crowdpatch_runtime::{BakedPattern, FORMAT_VERSION};
 
-use crate::{ExportError, GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+use crate::error::ExportError;
+use crate::options::{GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
 
 /// Path times may reach at most this many periods from 0, so that instance
 /// indices and window starts `kπ` stay exact in `f64` and `i64`.

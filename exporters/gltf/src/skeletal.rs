@@ -6,7 +6,7 @@ use crowdpatch_runtime::format::{AgentExtras, BakedPatch, CharacterExtras};
 use crowdpatch_runtime::skeletal::{GAIT_CONVENTION, SkeletalAnimation};
 use gltf_json as json;
 
-use crate::ExportError;
+use crate::error::ExportError;
 use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
 use crate::builder::{Builder, FloatType, ViewKind};
 

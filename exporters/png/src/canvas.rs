@@ -12,7 +12,7 @@ use plotters::backend::BitMapBackend;
 use plotters::prelude::{Color, DrawingBackend};
 use plotters::style::{RGBAColor, RGBColor};
 
-use crate::PngError;
+use crate::error::PngError;
 
 /// Supersampling factor per axis.
 const SS: u32 = 2;

@@ -1,7 +1,7 @@
 //! Line charts in a grid of panels, with shaded intervals and vertical marks
 //! (foot heights over a clip with its detected plants and steps).
 
-use crate::PngError;
+use crate::error::PngError;
 use crate::axis::Scale;
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
 

@@ -4,7 +4,8 @@
 //! remaining collisions and a caption of the metrics. The command line's
 //! `bake --preview` and the editor's PNG export draw the same figure.
 
-use crate::{CrossingMark, PanelPath, PngError, StagePanel, StagesFigure, render_stages};
+use crate::error::PngError;
+use crate::stages::{CrossingMark, PanelPath, StagePanel, StagesFigure, render_stages};
 use crowdpatch::bake::Bake;
 use crowdpatch::model::Direction;
 use crowdpatch::path::Agent;

@@ -1,6 +1,6 @@
 //! Scatter charts with linear or logarithmic axes (the seed paper's Figure 6).
 
-use crate::PngError;
+use crate::error::PngError;
 use crate::axis::Scale;
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
 

@@ -3,7 +3,7 @@
 
 use crowdpatch_runtime::format::{Obstacle, Side};
 
-use crate::PngError;
+use crate::error::PngError;
 use crate::axis::{Scale, nice_step};
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
 use crate::colour::time_colour;
