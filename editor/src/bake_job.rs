@@ -1,9 +1,10 @@
 //! Bakes in a background thread: progress and cancel through the core's
 //! [`BakeObserver`], the result handed back over a channel and picked up by
-//! the UI once per frame. Drawing never waits for a bake.
+//! the UI once per frame. Drawing never waits for a bake. [`Baker`] keeps
+//! the running job, the last result and the automatic re-bake's bookkeeping.
 
 use crowdpatch::bake::{Bake, BakeError, BakeObserver, Stage};
-use crowdpatch::model::{Patch, PatchDocument};
+use crowdpatch::model::Patch;
 use crowdpatch::runtime::format::BakedPatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -63,8 +64,9 @@ impl BakeObserver for Observer {
 /// A finished bake with what the editor derives from it once.
 #[derive(Debug, Clone)]
 pub struct BakeResult {
-    /// The document that was baked.
-    pub document: PatchDocument,
+    /// The revision of the document that was baked (see
+    /// [`crate::document`]): the bake is stale once the document has another.
+    pub revision: u64,
     /// Every stage's result.
     pub bake: Bake,
     /// The baked patch (runtime format): what playback samples.
@@ -77,8 +79,8 @@ pub struct BakeResult {
 pub struct BakeJob {
     /// Progress, shared with the thread.
     pub progress: Arc<Progress>,
-    /// The document being baked.
-    pub document: PatchDocument,
+    /// The revision of the document being baked.
+    pub revision: u64,
     started: Instant,
     rx: Receiver<Result<Bake, BakeError>>,
 }
@@ -96,9 +98,9 @@ pub enum Poll {
 }
 
 impl BakeJob {
-    /// Starts baking `patch` (resolved from `document`); `repaint` is called
-    /// from the thread when there is progress to show.
-    pub fn start(patch: Patch, document: PatchDocument, repaint: impl Fn() + Send + 'static) -> BakeJob {
+    /// Starts baking `patch` (resolved from the document at `revision`);
+    /// `repaint` is called from the thread when there is progress to show.
+    pub fn start(patch: Patch, revision: u64, repaint: impl Fn() + Send + 'static) -> BakeJob {
         let progress = Arc::new(Progress::default());
         let (tx, rx) = channel();
         let observer_progress = progress.clone();
@@ -112,7 +114,7 @@ impl BakeJob {
                 (observer.repaint)();
             })
             .expect("spawning the bake thread");
-        BakeJob { progress, document, started: Instant::now(), rx }
+        BakeJob { progress, revision, started: Instant::now(), rx }
     }
 
     /// Asks the bake to stop; [`BakeJob::poll`] then reports `Cancelled`.
@@ -135,12 +137,7 @@ impl BakeJob {
         match self.rx.try_recv() {
             Ok(Ok(bake)) => {
                 let baked = bake.baked();
-                Poll::Done(Box::new(BakeResult {
-                    document: self.document.clone(),
-                    bake,
-                    baked,
-                    seconds: self.elapsed(),
-                }))
+                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds: self.elapsed() }))
             }
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(TryRecvError::Empty) => Poll::Running,
@@ -154,7 +151,7 @@ impl BakeJob {
             Ok(Ok(bake)) => {
                 let baked = bake.baked();
                 let seconds = self.elapsed();
-                Poll::Done(Box::new(BakeResult { document: self.document, bake, baked, seconds }))
+                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds }))
             }
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(_) => Poll::Failed("the bake thread stopped without a result".into()),
@@ -168,5 +165,145 @@ pub fn stage_name(stage: Stage) -> String {
     match serde_json::to_value(stage) {
         Ok(serde_json::Value::String(s)) => s.replace('_', " "),
         _ => format!("{stage:?}"),
+    }
+}
+
+/// Seconds without edits after which an automatic re-bake starts.
+pub const AUTO_BAKE_DELAY: f64 = 0.6;
+
+/// What [`Baker::auto_due`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoBake {
+    /// Nothing to do.
+    Idle,
+    /// Edits have settled: start a bake now.
+    Start,
+    /// A bake will be due: look again in a moment.
+    Later,
+}
+
+/// The running bake, the last result, and the automatic re-bake.
+#[derive(Default)]
+pub struct Baker {
+    job: Option<BakeJob>,
+    /// The last finished bake.
+    pub result: Option<BakeResult>,
+    /// Re-bake automatically once edits settle.
+    pub auto: bool,
+    /// The revision an automatic bake was last started for.
+    auto_baked: Option<u64>,
+    /// The revision seen last frame, and when it last changed `[s]`.
+    seen: Option<u64>,
+    last_change: f64,
+}
+
+impl Baker {
+    /// The running bake.
+    pub fn job(&self) -> Option<&BakeJob> {
+        self.job.as_ref()
+    }
+
+    /// Whether a bake is running.
+    pub fn baking(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Whether the last result is of another revision than `revision`.
+    pub fn stale(&self, revision: u64) -> bool {
+        self.result.as_ref().is_some_and(|r| r.revision != revision)
+    }
+
+    /// The baked period `[s]`, else `period`.
+    pub fn period(&self, period: f64) -> f64 {
+        self.result.as_ref().map_or(period, |r| r.baked.header.period)
+    }
+
+    /// Starts baking `patch` (of `revision`), cancelling a running bake.
+    pub fn start(&mut self, patch: Patch, revision: u64, repaint: impl Fn() + Send + 'static) {
+        self.stop();
+        self.job = Some(BakeJob::start(patch, revision, repaint));
+    }
+
+    /// Asks the running bake to stop (its end is seen by [`Baker::poll`]).
+    pub fn cancel(&self) {
+        if let Some(j) = &self.job {
+            j.cancel();
+        }
+    }
+
+    /// Cancels and forgets the running bake.
+    pub fn stop(&mut self) {
+        if let Some(j) = self.job.take() {
+            j.cancel();
+        }
+    }
+
+    /// Cancels the running bake and forgets the result (another document).
+    pub fn clear(&mut self) {
+        self.stop();
+        self.result = None;
+        self.auto_baked = None;
+    }
+
+    /// Picks up a finished bake; returns what to tell the user, and whether
+    /// it is bad news. `ctx` is asked to look again while the bake runs.
+    pub fn poll(&mut self, ctx: &egui::Context) -> Option<(String, bool)> {
+        let poll = self.job.as_ref()?.poll();
+        if matches!(poll, Poll::Running) {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            return None;
+        }
+        self.job = None;
+        match poll {
+            Poll::Done(r) => {
+                let converged = r.bake.converged();
+                let state = if converged {
+                    "collision-free".to_string()
+                } else {
+                    format!("{} collisions remain", r.bake.remaining.len())
+                };
+                let msg = format!("baked {} agents in {:.2} s: {state}", r.bake.agents.len(), r.seconds);
+                self.result = Some(*r);
+                Some((msg, !converged))
+            }
+            Poll::Cancelled => Some(("bake cancelled".into(), false)),
+            Poll::Failed(e) => Some((format!("bake failed: {e}"), true)),
+            Poll::Running => None,
+        }
+    }
+
+    /// Waits for the running bake, if any, and takes its result (tests).
+    pub fn wait(&mut self) -> Option<(String, bool)> {
+        match self.job.take()?.wait() {
+            Poll::Done(r) => {
+                self.result = Some(*r);
+                None
+            }
+            Poll::Cancelled => Some(("bake cancelled".into(), false)),
+            Poll::Failed(e) => Some((e, true)),
+            Poll::Running => None,
+        }
+    }
+
+    /// Whether an automatic re-bake of `revision` is due at `now` `[s]`
+    /// (called once per frame): once edits have settled for
+    /// [`AUTO_BAKE_DELAY`] with the pointer up, once per revision, unless the
+    /// last result is of that revision already.
+    pub fn auto_due(&mut self, now: f64, revision: u64, pointer_busy: bool) -> AutoBake {
+        if self.seen != Some(revision) {
+            self.seen = Some(revision);
+            self.last_change = now;
+        }
+        if !self.auto || self.auto_baked == Some(revision) {
+            return AutoBake::Idle;
+        }
+        if !pointer_busy
+            && now - self.last_change >= AUTO_BAKE_DELAY
+            && self.result.as_ref().is_none_or(|r| r.revision != revision)
+        {
+            self.auto_baked = Some(revision);
+            return AutoBake::Start;
+        }
+        AutoBake::Later
     }
 }

@@ -49,11 +49,12 @@ pub enum Command {
         /// Reference the file (`{"pattern": "…"}`) instead of copying it.
         link: bool,
     },
-    /// Saves a side as a pattern file (side-frame velocities).
+    /// Saves a side as a pattern file (side-frame velocities) and rescans
+    /// the library.
     SaveSideAsPattern {
         /// The side.
         side: Side,
-        /// Where.
+        /// Where; an empty path asks for a file in the library folder.
         file: PathBuf,
     },
     /// Copies a referenced side into the document.
@@ -72,15 +73,17 @@ pub enum Command {
     Redo,
     /// New empty document (asks about unsaved changes).
     New,
-    /// Opens a document (asks about unsaved changes).
+    /// Opens a document (asks about unsaved changes; an empty path asks for a
+    /// file).
     Open(PathBuf),
     /// Saves to the document's file (or asks for one).
     Save,
-    /// Saves to `file` and makes it the document's file.
+    /// Saves to `file` and makes it the document's file (an empty path asks
+    /// for a file).
     SaveAs(PathBuf),
-    /// Writes the baked GLB.
+    /// Writes the baked GLB (an empty path asks for a file).
     ExportGlb(PathBuf),
-    /// Writes the PNG preview of the bake stages.
+    /// Writes the PNG preview of the bake stages (an empty path asks for a file).
     ExportPng(PathBuf),
     /// Restores the document from an autosave file.
     Recover(PathBuf),

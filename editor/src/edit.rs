@@ -1,8 +1,9 @@
 //! Editing operations on the saved document ([`PatchDocument`]): reading a
 //! side's points whatever their source (inline or a pattern file), turning a
 //! referenced side into an inline one before it is edited, adding, moving and
-//! deleting boundary points, and mapping validation problems back onto the
-//! points and obstacles they are about.
+//! deleting boundary points, and re-basing pattern references when the
+//! document moves. (Validation problems carry their own typed target,
+//! `crowdpatch::problem::Target`.)
 //!
 //! Frames: an inline side of a patch document stores velocities in the patch
 //! frame; a pattern file stores them in its side frame (`crowdpatch::model`).
@@ -11,23 +12,8 @@
 use crowdpatch::model::{BoundaryPoint, Direction, Obstacle, PatchDocument, Pattern, Side, SideDocument};
 use std::path::{Path, PathBuf};
 
-/// A boundary point of the document: `sides.<side>.<entries|exits>[index]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PointId {
-    /// The side.
-    pub side: Side,
-    /// Entry or exit.
-    pub direction: Direction,
-    /// Index in that side's entries or exits.
-    pub index: usize,
-}
-
-impl PointId {
-    /// The document path, e.g. `sides.east.entries[3]`.
-    pub fn path(&self) -> String {
-        format!("sides.{}.{}[{}]", self.side.name(), self.direction.field(), self.index)
-    }
-}
+/// A boundary point of the document (the core's id, re-exported).
+pub use crowdpatch::model::PointId;
 
 /// Where a side's points come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,65 +258,6 @@ pub fn seam_mismatches_of(
     out
 }
 
-/// What a validation problem's field path points at, so that the editor can
-/// show the problem where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemTarget {
-    /// A boundary point.
-    Point(PointId),
-    /// A whole side (e.g. its pattern file).
-    Side(Side),
-    /// An obstacle.
-    Obstacle(usize),
-    /// An endogenous agent.
-    Endogenous(usize),
-    /// Parity (the four sides together).
-    Parity,
-    /// A parameter or anything else.
-    Other,
-}
-
-/// Parses a problem's field path (`sides.east.entries[3].t`,
-/// `sides.east.pattern: exits[0].s`, `obstacles[2].circle.radius`, `sides`).
-pub fn problem_target(path: &str) -> ProblemTarget {
-    if path == "sides" {
-        return ProblemTarget::Parity;
-    }
-    if let Some(rest) = path.strip_prefix("obstacles[") {
-        return index_prefix(rest).map_or(ProblemTarget::Other, ProblemTarget::Obstacle);
-    }
-    if let Some(rest) = path.strip_prefix("endogenous[") {
-        return index_prefix(rest).map_or(ProblemTarget::Other, ProblemTarget::Endogenous);
-    }
-    if let Some(rest) = path.strip_prefix("sides.") {
-        let (name, rest) = rest.split_once('.').unwrap_or((rest, ""));
-        let Some(side) = Side::ALL.into_iter().find(|s| s.name() == name) else {
-            return ProblemTarget::Other;
-        };
-        // A referenced pattern: "pattern: entries[0].t" or "pattern (file): …".
-        let rest = match rest.strip_prefix("pattern") {
-            Some(r) => match r.split_once(": ") {
-                Some((_, after)) => after,
-                None => return ProblemTarget::Side(side),
-            },
-            None => rest,
-        };
-        for direction in [Direction::Entry, Direction::Exit] {
-            if let Some(r) = rest.strip_prefix(direction.field()).and_then(|r| r.strip_prefix('['))
-                && let Some(index) = index_prefix(r)
-            {
-                return ProblemTarget::Point(PointId { side, direction, index });
-            }
-        }
-        return ProblemTarget::Side(side);
-    }
-    ProblemTarget::Other
-}
-
-fn index_prefix(rest: &str) -> Option<usize> {
-    rest.split(']').next()?.parse().ok()
-}
-
 /// A clearance warning about obstacles: a gap between two obstacles, or
 /// between an obstacle and a side of the patch, narrower than 2r, that agents
 /// cannot pass through (not an error: the bake routes around).
@@ -427,6 +354,34 @@ fn outline(o: &Obstacle) -> Vec<[f64; 2]> {
     }
 }
 
+/// Pattern references are relative to the document's directory: when the
+/// document moves from `old_base` to `new_base`, re-bases every reference, or
+/// copies the side inline when no relative path leads to its file. Returns
+/// whether the document changed.
+pub fn rebase_references(doc: &mut PatchDocument, old_base: &Path, new_base: &Path) -> bool {
+    if absolute(old_base) == absolute(new_base) {
+        return false;
+    }
+    let mut changed = false;
+    for side in Side::ALL {
+        if let Some(d) = doc.sides.slot_mut(side)
+            && let Some(rel) = &d.pattern
+        {
+            match relative_path(&old_base.join(rel), new_base) {
+                Some(r) => {
+                    changed |= *rel != r;
+                    d.pattern = Some(r);
+                }
+                None => {
+                    inline_side(doc, side, old_base);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
 /// A path `to` written relative to the directory `from` (with `..` where
 /// needed), `/`-separated; `None` when they share no root.
 pub fn relative_path(to: &Path, from: &Path) -> Option<String> {
@@ -509,22 +464,6 @@ mod tests {
         assert_eq!(before.crossings(), after.crossings());
         // The side view of the inline side gives the side frame back.
         assert_eq!(side_view(&d, Side::East, dir.path()).pattern.entries, pattern.entries);
-    }
-
-    #[test]
-    fn problem_paths_map_to_targets() {
-        let p = |side, direction, index| ProblemTarget::Point(PointId { side, direction, index });
-        assert_eq!(problem_target("sides.east.entries[3].t"), p(Side::East, Direction::Entry, 3));
-        assert_eq!(problem_target("sides.west.exits[12]"), p(Side::West, Direction::Exit, 12));
-        assert_eq!(problem_target("sides.north.pattern: exits[0].s"), p(Side::North, Direction::Exit, 0));
-        assert_eq!(problem_target("sides.north.pattern"), ProblemTarget::Side(Side::North));
-        assert_eq!(problem_target("obstacles[2].circle.radius"), ProblemTarget::Obstacle(2));
-        assert_eq!(problem_target("endogenous[1].waypoints[0].t"), ProblemTarget::Endogenous(1));
-        assert_eq!(problem_target("sides"), ProblemTarget::Parity);
-        assert_eq!(problem_target("period"), ProblemTarget::Other);
-        // Every point path the core writes maps back to the same point.
-        let id = PointId { side: Side::South, direction: Direction::Exit, index: 7 };
-        assert_eq!(problem_target(&id.path()), ProblemTarget::Point(id));
     }
 
     #[test]

@@ -123,6 +123,72 @@ fn process_alive(pid: u32) -> bool {
     !matches!(state, Some('Z' | 'X') | None)
 }
 
+/// Seconds between autosaves of a changed document.
+pub const AUTOSAVE_INTERVAL: f64 = 3.0;
+
+/// What [`Autosaver::tick`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tick {
+    /// Nothing (written already, or nothing to save).
+    Idle,
+    /// Written now.
+    Written,
+    /// A write is due later: look again in [`AUTOSAVE_INTERVAL`].
+    Later,
+    /// The write failed.
+    Failed(String),
+}
+
+/// Autosaves a changed document every [`AUTOSAVE_INTERVAL`], once per
+/// revision, and removes the autosave once the document is saved.
+#[derive(Debug, Clone)]
+pub struct Autosaver {
+    /// The state directory (see [`state_dir`]).
+    pub dir: PathBuf,
+    /// The revision last written.
+    written: Option<u64>,
+    /// When it was last written (or tried) `[s]`.
+    last: f64,
+}
+
+impl Autosaver {
+    /// An autosaver writing into `dir`.
+    pub fn new(dir: PathBuf) -> Autosaver {
+        Autosaver { dir, written: None, last: 0.0 }
+    }
+
+    /// Called once per frame at `now` `[s]`.
+    pub fn tick(&mut self, now: f64, document: &crate::document::Document) -> Tick {
+        let revision = document.revision();
+        if !document.dirty() {
+            if self.written.is_some() {
+                self.discard();
+            }
+            return Tick::Idle;
+        }
+        if self.written == Some(revision) {
+            return Tick::Idle;
+        }
+        if now - self.last < AUTOSAVE_INTERVAL {
+            return Tick::Later;
+        }
+        self.last = now;
+        match write_autosave(&self.dir, document.file.as_deref(), document.get()) {
+            Ok(_) => {
+                self.written = Some(revision);
+                Tick::Written
+            }
+            Err(e) => Tick::Failed(e.to_string()),
+        }
+    }
+
+    /// Removes this process's autosave (saved, another document, clean exit).
+    pub fn discard(&mut self) {
+        remove_autosave(&self.dir);
+        self.written = None;
+    }
+}
+
 /// What a file dialog is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DialogPurpose {

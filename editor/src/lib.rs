@@ -7,27 +7,48 @@
 //!
 //! Architecture (egui_demo_app, RecastDemo):
 //! - the saved **document** is the core's [`PatchDocument`](crowdpatch::model::PatchDocument)
-//!   (serde, `Clone + PartialEq`), kept apart from the **app** state in
-//!   [`EditorApp`] (selection, tool, bake job, playback, caches, dialogs);
-//! - widgets may edit document fields directly; structural actions are
-//!   [`Command`] values, applied once per frame ([`EditorApp::run_command`]);
-//! - undo and redo are document snapshots that settle after a gesture
-//!   ([`history`]);
+//!   (serde, `Clone + PartialEq`), kept with its file, **revision** and undo
+//!   history in [`document::Document`], apart from the **app** state;
+//! - [`EditorApp`] is a router: it owns the document, what is derived from
+//!   it ([`derived`]), the selection and clock ([`state`]), the tool, the
+//!   bake, and the [`panels`] and [`views`], each a struct with its own state
+//!   and `ui`, given what it needs through a small context ([`state::Cx`]);
+//! - widgets may edit document fields directly (and say so); structural
+//!   actions are [`Command`] values, applied once per frame
+//!   ([`EditorApp::run_command`], document edits in [`apply`]);
+//! - a revision number, new on every change, tells what is out of date:
+//!   derived views, the dirty title, a stale bake, the automatic re-bake,
+//!   the autosave; undo and redo are document snapshots that settle after a
+//!   gesture ([`history`], a bounded `VecDeque`);
+//! - validation problems carry a typed target (`crowdpatch::problem::Target`)
+//!   that puts them on their points and obstacles;
 //! - viewport tools sit behind one small trait with per-tool state
 //!   ([`tools::Tool`]);
 //! - bakes run in a background thread with progress and cancel
 //!   ([`bake_job`]); drawing never waits for them.
+//!
+//! Modules use each other without cycles: shared state types live in
+//! [`state`], [`derived`] and [`document`], which use no panel, view or the
+//! app; panels and views use those, never the app or each other's parent.
 
 pub mod app;
+pub mod apply;
 pub mod bake_job;
 pub mod command;
+pub mod derived;
+pub mod document;
 pub mod edit;
 pub mod export;
 pub mod files;
 pub mod history;
 pub mod library;
+pub mod panels;
+pub mod shortcuts;
+pub mod state;
 pub mod tools;
 pub mod view;
+pub mod views;
+pub mod windows;
 
 pub use app::EditorApp;
 pub use command::Command;

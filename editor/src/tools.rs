@@ -6,6 +6,8 @@
 
 use crate::command::Command;
 use crate::edit::{PointId, SideView, snap};
+use crate::state::Cx;
+pub use crate::state::Selection;
 use crate::view::{ChartTransform, SELECTED, ViewTransform};
 use crowdpatch::model::{Direction, Obstacle, PatchDocument, Side};
 use egui::{Color32, Painter, Pos2, Stroke};
@@ -62,18 +64,6 @@ impl ToolKind {
             ToolKind::Polygon => Box::new(PolygonTool::default()),
         }
     }
-}
-
-/// What is selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Selection {
-    /// Nothing.
-    #[default]
-    None,
-    /// A boundary point.
-    Point(PointId),
-    /// An obstacle.
-    Obstacle(usize),
 }
 
 /// Pointer input on a surface, in screen points.
@@ -159,6 +149,48 @@ pub struct ToolCx<'a> {
     pub snap: Snap,
     /// Play time `[s]`: the time of points added in the patch view.
     pub time: f64,
+}
+
+impl<'a> ToolCx<'a> {
+    /// What a tool sees of a panel's context.
+    pub fn from_cx(cx: &'a mut Cx<'_>, snap: Snap, time: f64) -> ToolCx<'a> {
+        ToolCx {
+            doc: &*cx.doc,
+            sides: &cx.derived.sides,
+            selection: &mut *cx.selection,
+            commands: &mut *cx.commands,
+            snap,
+            time,
+        }
+    }
+}
+
+/// The current tool and the snap steps (the toolbar's state).
+pub struct ToolBox {
+    /// The current tool, with its state.
+    pub tool: Box<dyn Tool>,
+    /// Snapping of positions and times.
+    pub snap: Snap,
+}
+
+impl Default for ToolBox {
+    fn default() -> Self {
+        ToolBox { tool: ToolKind::Select.make(), snap: Snap { on: true, space: 0.25, time: 0.25 } }
+    }
+}
+
+impl ToolBox {
+    /// Which tool is current.
+    pub fn kind(&self) -> ToolKind {
+        self.tool.kind()
+    }
+
+    /// Switches tool (a fresh one; the same tool keeps its state).
+    pub fn set(&mut self, kind: ToolKind) {
+        if self.tool.kind() != kind {
+            self.tool = kind.make();
+        }
+    }
 }
 
 /// A viewport tool.

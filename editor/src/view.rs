@@ -282,6 +282,18 @@ pub fn touching(agents: &[(usize, [f64; 2], f64)], r: f64) -> Vec<bool> {
     hit
 }
 
+/// Draws the agents of `baked` at play time `time` `[s]`, shifted by
+/// `offset` `[m]` (a tile of the tiling preview); agents that touch are
+/// marked.
+pub fn draw_agents_at(painter: &Painter, xf: &ViewTransform, baked: &BakedPatch, time: f64, offset: [f64; 2]) {
+    let now = agents_at(baked, time);
+    let hit = touching(&now, baked.header.agent_radius);
+    for ((i, p, h), hit) in now.iter().zip(hit) {
+        let c = agent_colour(&baked.agents[*i], *i);
+        draw_agent(painter, xf, [p[0] + offset[0], p[1] + offset[1]], *h, baked.header.agent_radius, c, hit);
+    }
+}
+
 /// Draws an entry (a triangle pointing into the patch) or an exit (a ring)
 /// at `c`, pointing along `inward` (screen direction, unit).
 pub fn draw_marker(

@@ -2,7 +2,8 @@
 //! drives a tool or panel through pointer and keyboard events, as a user
 //! would, and asserts on the document and the files it changed.
 
-use crowdpatch::model::{Direction, Obstacle, PatchDocument, Side};
+use crowdpatch::model::{Direction, Obstacle, PatchDocument, Side, SolverKind};
+use crowdpatch::problem::Target;
 use crowdpatch_editor::app::ViewMode;
 use crowdpatch_editor::edit::{self, PointId};
 use crowdpatch_editor::tools::{Selection, ToolKind};
@@ -84,7 +85,7 @@ fn chart_click_adds_an_entry_a_drag_moves_it_and_undo_takes_the_drag_back_in_one
     let id = PointId { side: Side::South, direction: Direction::Entry, index: 0 };
     assert_eq!(h.state().selection, Selection::Point(id));
     // The document holds it inline, with the default velocity.
-    assert_eq!(edit::point(&h.state().doc, id).unwrap().velocity, None);
+    assert_eq!(edit::point(h.state().doc(), id).unwrap().velocity, None);
 
     // Drag it to s = 10 m, t = 7 s (snapped to 0.25).
     let to = chart_pos(&h, Side::South, 10.0, 7.0);
@@ -131,7 +132,7 @@ fn clicking_near_a_side_in_the_patch_view_adds_a_point_at_the_play_time() {
     let home = tempfile::tempdir().unwrap();
     let mut h = harness(home.path());
     h.run();
-    h.state_mut().time = 3.0;
+    h.state_mut().playback.time = 3.0;
     h.key_press(Key::E);
     h.run();
     // Near the west side, at y = 12 m: s = L − y = 4 m.
@@ -149,7 +150,7 @@ fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select()
     h.run();
     let (a, b) = (patch_pos(&h, [8.0, 8.0]), patch_pos(&h, [9.5, 8.0]));
     drag(&mut h, a, b);
-    assert_eq!(h.state().doc.obstacles, vec![Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 }]);
+    assert_eq!(h.state().doc().obstacles, vec![Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 }]);
 
     h.get_by_label("Polygon obstacle").click();
     h.run();
@@ -164,7 +165,7 @@ fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select()
     click(&mut h, p);
     h.key_press(Key::Enter);
     h.run();
-    assert_eq!(h.state().doc.obstacles[1], Obstacle::Polygon(vec![[2.0, 2.0], [5.0, 2.0], [2.0, 4.0]]));
+    assert_eq!(h.state().doc().obstacles[1], Obstacle::Polygon(vec![[2.0, 2.0], [5.0, 2.0], [2.0, 4.0]]));
     assert_eq!(h.state().selection, Selection::Obstacle(1));
 
     // Select tool: drag the circle by its inside 2 m east.
@@ -172,37 +173,37 @@ fn obstacles_are_drawn_with_the_circle_and_polygon_tools_and_moved_with_select()
     h.run();
     let (a, b) = (patch_pos(&h, [7.5, 8.0]), patch_pos(&h, [9.5, 8.0]));
     drag(&mut h, a, b);
-    assert_eq!(h.state().doc.obstacles[0], Obstacle::Circle { center: [10.0, 8.0], radius: 1.5 });
+    assert_eq!(h.state().doc().obstacles[0], Obstacle::Circle { center: [10.0, 8.0], radius: 1.5 });
 
     // Undo: the move, then the polygon.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().doc.obstacles[0], Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 });
+    assert_eq!(h.state().doc().obstacles[0], Obstacle::Circle { center: [8.0, 8.0], radius: 1.5 });
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().doc.obstacles.len(), 1);
+    assert_eq!(h.state().doc().obstacles.len(), 1);
 
     // A circle close to the first gets a clearance warning.
     h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [10.9, 8.0], radius: 1.0 }));
     h.run();
-    let w = &h.state().warnings;
+    let w = &h.state().derived.warnings;
     assert!(w.iter().any(|w| w.obstacle == 0 && w.other == Some(1)), "{w:?}");
     assert!(h.query_all_by_label_contains("no agent passes between them").count() >= 1);
 
     // Backspace that removes a polygon's only vertex deletes nothing else…
     h.key_press(Key::P);
     h.run();
-    let n = h.state().doc.obstacles.len();
+    let n = h.state().doc().obstacles.len();
     h.state_mut().selection = Selection::Obstacle(0);
     let p = patch_pos(&h, [13.0, 13.0]);
     click(&mut h, p);
     h.key_press(Key::Backspace);
     h.run();
-    assert_eq!(h.state().doc.obstacles.len(), n);
+    assert_eq!(h.state().doc().obstacles.len(), n);
     // …and with no polygon in progress it deletes the selection.
     h.key_press(Key::Backspace);
     h.run();
-    assert_eq!(h.state().doc.obstacles.len(), n - 1);
+    assert_eq!(h.state().doc().obstacles.len(), n - 1);
 }
 
 #[test]
@@ -212,16 +213,16 @@ fn bake_runs_in_the_background_and_fills_the_metrics_panel() {
     let mut h = harness(home.path());
     h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
     h.run();
-    assert!(h.state().resolved.is_some(), "{:?}", h.state().problems);
+    assert!(h.state().derived.resolved.is_some(), "{:?}", h.state().derived.problems);
     h.get_by_label("Bake (B)").click();
     h.step();
-    assert!(h.state().baking() || h.state().result.is_some());
+    assert!(h.state().baking() || h.state().baker.result.is_some());
     h.state_mut().wait_for_bake();
     h.run();
-    let r = h.state().result.as_ref().expect("baked");
+    let r = h.state().baker.result.as_ref().expect("baked");
     assert_eq!(r.baked.agents.len(), 10);
     assert!(r.bake.converged());
-    assert_eq!(r.document, h.state().doc);
+    assert_eq!(r.revision, h.state().document.revision());
     // The metrics panel shows the report's figures.
     assert!(h.query_by_label("min separation").is_some());
     assert!(h.query_by_label_contains("collision-free").is_some());
@@ -235,7 +236,7 @@ fn bake_runs_in_the_background_and_fills_the_metrics_panel() {
     h.state_mut().run_command(Command::Bake);
     h.state_mut().run_command(Command::CancelBake);
     h.state_mut().wait_for_bake();
-    assert!(h.state().result.is_some());
+    assert!(h.state().baker.result.is_some());
 
     // Exports: GLB and PNG of the bake.
     let glb = ws.path().join("figure7.glb");
@@ -256,20 +257,17 @@ fn an_invalid_document_shows_its_problems_where_they_are_and_cannot_bake() {
     let p = chart_pos(&h, Side::North, 6.0, 4.0);
     click(&mut h, p);
     // One entry and no exit: parity.
-    assert!(h.state().problems.iter().any(|p| p.path == "sides"), "{:?}", h.state().problems);
+    assert!(h.state().derived.problems.iter().any(|p| p.path == "sides"), "{:?}", h.state().derived.problems);
     assert!(h.query_all_by_label_contains("break parity").next().is_some());
     // An exit right next to it in space and time: inseparable, shown on both points.
     h.key_press(Key::X);
     h.run();
     let q = chart_pos(&h, Side::North, 6.25, 4.0);
     click(&mut h, q);
-    let problems = &h.state().problems;
+    let problems = &h.state().derived.problems;
     let id = PointId { side: Side::North, direction: Direction::Entry, index: 0 };
-    assert!(
-        problems.iter().any(|p| edit::problem_target(&p.path.to_string()) == edit::ProblemTarget::Point(id)),
-        "{problems:?}"
-    );
-    assert!(h.state().resolved.is_none());
+    assert!(problems.iter().any(|p| p.target.points().contains(&id)), "{problems:?}");
+    assert!(h.state().derived.resolved.is_none());
     h.state_mut().run_command(Command::Bake);
     assert!(!h.state().baking());
     assert!(h.state().message.as_ref().is_some_and(|m| m.1 && m.0.contains("cannot bake")));
@@ -283,7 +281,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     let mut h = harness(home.path());
     h.state_mut().open(&file);
     h.run();
-    let original = h.state().doc.clone();
+    let original = h.state().doc().clone();
     assert!(!h.state().dirty());
 
     // Edit: a circle obstacle, then Ctrl+S.
@@ -295,7 +293,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     assert!(!h.state().dirty());
     let (saved, unknown) = crowdpatch::document::read_patch_document(&file).unwrap();
     assert!(unknown.is_empty());
-    assert_eq!(saved, h.state().doc);
+    assert_eq!(saved, *h.state().doc());
     assert_eq!(saved.obstacles.len(), original.obstacles.len() + 1);
     assert_eq!(h.state().recent.first(), Some(&edit::absolute(&file)));
 
@@ -314,7 +312,7 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     // Unsaved changes: New asks; Cancel keeps the document, Don't save drops it.
     h.state_mut().queue(Command::AddPoint { side: Side::South, direction: Direction::Entry, s: 1.0, t: 1.0 });
     h.run();
-    let edited = h.state().doc.clone();
+    let edited = h.state().doc().clone();
     assert!(h.state().dirty());
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
     h.run();
@@ -322,13 +320,13 @@ fn save_and_reopen_round_trip_and_unsaved_changes_are_asked_about() {
     h.get_by_label("Cancel").click();
     h.run();
     assert!(!h.state().prompting());
-    assert_eq!(h.state().doc, edited);
+    assert_eq!(*h.state().doc(), edited);
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
     h.run();
     h.get_by_label("Don't save").click();
     h.run();
-    assert_eq!(h.state().doc, PatchDocument::new(16.0, 10.0));
-    assert!(h.state().file.is_none());
+    assert_eq!(*h.state().doc(), PatchDocument::new(16.0, 10.0));
+    assert!(h.state().document.file.is_none());
     // The file on disk was not touched by the discarded edit.
     assert_ne!(crowdpatch::document::read_patch_document(&moved).unwrap().0, edited);
 }
@@ -343,7 +341,7 @@ fn autosave_after_a_crash_is_offered_and_recovers_the_work() {
     h.run();
     h.state_mut().queue(Command::AddObstacle(Obstacle::Circle { center: [12.0, 4.0], radius: 0.7 }));
     h.run();
-    let edited = h.state().doc.clone();
+    let edited = h.state().doc().clone();
     // Let time pass: the autosave is written after a few seconds.
     h.run_steps(20);
     let own = crowdpatch_editor::files::autosave_path(home.path());
@@ -362,12 +360,12 @@ fn autosave_after_a_crash_is_offered_and_recovers_the_work() {
 
     let mut h = harness(home.path());
     h.run();
-    assert_eq!(h.state().recovery.len(), 1);
+    assert_eq!(h.state().windows.recovery.len(), 1);
     assert!(h.query_by_label_contains("stopped without saving").is_some());
     h.get_by_label("Recover").click();
     h.run();
-    assert_eq!(h.state().doc, edited);
-    assert_eq!(h.state().file.as_deref(), Some(file.as_path()));
+    assert_eq!(*h.state().doc(), edited);
+    assert_eq!(h.state().document.file.as_deref(), Some(file.as_path()));
     assert!(h.state().dirty(), "recovered work is unsaved until saved");
     assert!(!dead.exists());
     // Saving removes the autosave.
@@ -384,7 +382,7 @@ fn library_patterns_apply_to_a_side_and_a_side_saves_as_a_pattern() {
     let mut h = harness(home.path());
     h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
     h.run();
-    assert_eq!(h.state().library_dir, edit::absolute(&ws.path().join("patterns")));
+    assert_eq!(h.state().panels.library.dir, edit::absolute(&ws.path().join("patterns")));
     // Apply "sparse" to the south side (the side picked in the panel).
     let sparse = ws.path().join("patterns/sparse.pattern.json");
     let pattern = crowdpatch::document::load_pattern(&sparse).unwrap();
@@ -396,7 +394,10 @@ fn library_patterns_apply_to_a_side_and_a_side_saves_as_a_pattern() {
     assert_eq!(h.state().sides()[0].pattern.entries, avenue_in.entries);
     h.state_mut().queue(Command::ApplyPattern { side: Side::East, file: sparse.clone(), link: true });
     h.run();
-    assert_eq!(h.state().doc.sides.east.as_ref().unwrap().pattern.as_deref(), Some("../patterns/sparse.pattern.json"));
+    assert_eq!(
+        h.state().doc().sides.east.as_ref().unwrap().pattern.as_deref(),
+        Some("../patterns/sparse.pattern.json")
+    );
     assert_eq!(h.state().sides()[1].pattern.entries, pattern.entries);
 
     // Save the west side as a pattern; it loads back equal (side frame).
@@ -427,13 +428,13 @@ fn tiling_preview_reports_seams_and_make_tileable_fixes_them() {
     assert!(h.query_by_label_contains("Seamless").is_some());
     let base = ws.path().join("patches");
     for side in Side::ALL {
-        assert!(edit::seam_mismatches(&h.state().doc, side, &base, 1e-9).is_empty());
+        assert!(edit::seam_mismatches(h.state().doc(), side, &base, 1e-9).is_empty());
     }
     // The tiled patch bakes, and every agent that leaves across a side is
     // met by one entering the neighbour there at the same time and velocity.
     h.state_mut().run_command(Command::Bake);
     h.state_mut().wait_for_bake();
-    let r = h.state().result.as_ref().expect("baked");
+    let r = h.state().baker.result.as_ref().expect("baked");
     let pats = &r.baked.patterns;
     for side in Side::ALL {
         for x in &pats[side].exits {
@@ -468,21 +469,21 @@ fn auto_rebake_runs_once_edits_settle_and_follows_the_document() {
     h.run();
     h.get_by_label("Auto re-bake").click();
     h.run_steps(2);
-    assert!(h.state().auto_bake);
+    assert!(h.state().baker.auto);
     // An edit (a new seed) while the first automatic bake may still run.
-    h.state_mut().doc.seed = Some(7);
+    h.state_mut().document.edit().seed = Some(7);
     // Step frames (each 0.25 s of app time) until the background bake lands.
     let mut baked = false;
     for _ in 0..400 {
         h.step();
-        if h.state().result.as_ref().is_some_and(|r| r.document == h.state().doc) {
+        if h.state().baker.result.as_ref().is_some_and(|r| r.revision == h.state().document.revision()) {
             baked = true;
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     assert!(baked, "an automatic bake of the edited document arrived");
-    assert_eq!(h.state().result.as_ref().unwrap().baked.header.seed, 7);
+    assert_eq!(h.state().baker.result.as_ref().unwrap().baked.header.seed, 7);
 }
 
 #[test]
@@ -508,23 +509,120 @@ fn parameters_panel_edits_the_document_and_each_edit_undoes() {
     h.run();
     h.get_by_label("Period π").set_value_accesskit(12.0);
     h.run();
-    assert_eq!(h.state().doc.period, 12.0);
+    assert_eq!(h.state().doc().period, 12.0);
     h.get_by_label("Agent radius r").set_value_accesskit(0.4);
     h.run();
-    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+    assert_eq!(h.state().doc().agent_radius, Some(0.4));
     h.get_by_label("Seed").set_value_accesskit(42.0);
     h.run();
-    assert_eq!(h.state().doc.seed, Some(42));
+    assert_eq!(h.state().doc().seed, Some(42));
     // Out-of-range values are clamped by the widget, never stored.
     h.get_by_label("Comfort speed").set_value_accesskit(-3.0);
     h.run();
-    assert_eq!(h.state().doc.comfort_speed, Some(0.1));
+    assert_eq!(h.state().doc().comfort_speed, Some(0.1));
     // Each settled edit is one undo step.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().doc.comfort_speed, None);
+    assert_eq!(h.state().doc().comfort_speed, None);
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().doc.seed, None);
-    assert_eq!(h.state().doc.agent_radius, Some(0.4));
+    assert_eq!(h.state().doc().seed, None);
+    assert_eq!(h.state().doc().agent_radius, Some(0.4));
+}
+
+#[test]
+fn the_solver_list_offers_every_solver_with_what_it_is() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    h.get_by_label("Solver").click();
+    h.run();
+    for kind in SolverKind::ALL {
+        let (name, short, _) = crowdpatch_editor::panels::parameters::solver_text(kind);
+        assert!(h.query_by_label(&format!("{name} ({short})")).is_some(), "{kind:?} is offered");
+    }
+    assert_eq!(SolverKind::ALL.len(), 4);
+    // Picking one edits the document, as one undo step.
+    let (name, short, _) = crowdpatch_editor::panels::parameters::solver_text(SolverKind::SocialForces);
+    h.get_by_label(&format!("{name} ({short})")).click();
+    h.run();
+    assert_eq!(h.state().doc().solver.method, SolverKind::SocialForces);
+    assert!(h.state().dirty());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc().solver.method, SolverKind::Default);
+    assert!(!h.state().dirty());
+}
+
+#[test]
+fn an_inseparable_pair_marks_both_points_from_the_problems_target() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(home.path());
+    h.run();
+    let entry = PointId { side: Side::North, direction: Direction::Entry, index: 0 };
+    let exit = PointId { side: Side::North, direction: Direction::Exit, index: 0 };
+    h.state_mut().queue(Command::AddPoint { side: Side::North, direction: Direction::Entry, s: 6.0, t: 4.0 });
+    h.state_mut().queue(Command::AddPoint { side: Side::North, direction: Direction::Exit, s: 6.25, t: 4.0 });
+    h.run();
+    let d = &h.state().derived;
+    let pair = d.problems.iter().find(|p| p.target == Target::PointPair(entry, exit));
+    assert!(pair.is_some(), "{:?}", d.problems);
+    assert!(d.point_problems.get(&entry).is_some_and(|m| m.iter().any(|m| m.contains("too close"))), "{d:?}");
+    assert!(d.point_problems.get(&exit).is_some_and(|m| m.iter().any(|m| m.contains("too close"))), "{d:?}");
+
+    // The inspector of either point lists the problem (the problems panel
+    // lists it once more).
+    h.state_mut().selection = Selection::None;
+    h.run();
+    let listed = h.query_all_by_label_contains("too close to be separable").count();
+    assert!(listed >= 1);
+    for id in [entry, exit] {
+        h.state_mut().selection = Selection::Point(id);
+        h.run();
+        assert_eq!(h.query_all_by_label_contains("too close to be separable").count(), listed + 1, "{id:?}");
+    }
+    // A click on the problem selects its first point.
+    h.state_mut().selection = Selection::None;
+    h.run();
+    h.get_all_by_label_contains("too close to be separable").next().unwrap().click();
+    h.run();
+    assert_eq!(h.state().selection, Selection::Point(entry));
+}
+
+#[test]
+fn a_parameter_edit_makes_the_bake_stale_and_the_title_dirty_and_undo_clean_again() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let file = ws.path().join("patches/figure7.patch.json");
+    let mut h = harness(home.path());
+    h.state_mut().open(&file);
+    h.run();
+    h.state_mut().run_command(Command::Bake);
+    h.state_mut().wait_for_bake();
+    h.run();
+    let title = file.display().to_string();
+    let stale = "The document changed since this bake";
+    let baked = h.state().document.revision();
+    assert!(!h.state().baker.stale(baked));
+    assert!(h.query_by_label(&title).is_some(), "clean title");
+    assert!(h.query_by_label_contains(stale).is_none());
+
+    // A parameter edited in its widget: a new revision.
+    h.get_by_label("Seed").set_value_accesskit(9.0);
+    h.run();
+    assert_eq!(h.state().doc().seed, Some(9));
+    assert_ne!(h.state().document.revision(), baked);
+    assert!(h.state().dirty());
+    assert!(h.state().baker.stale(h.state().document.revision()));
+    h.run();
+    assert!(h.query_by_label(&format!("{title} •")).is_some(), "dirty title");
+    assert!(h.query_by_label_contains(stale).is_some());
+
+    // Undo gives the baked, saved revision back: clean and fresh again.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().document.revision(), baked);
+    assert!(!h.state().dirty());
+    assert!(h.query_by_label(&title).is_some());
+    assert!(h.query_by_label_contains(stale).is_none());
 }

@@ -1,0 +1,175 @@
+//! Runs the commands that edit the document (add, move and delete points
+//! and obstacles, patterns onto sides, make tileable), and says whether the
+//! document changed, so that it gets a new revision only then: a drag that
+//! ends where it started, or a side cleared twice, is no step and no change.
+//!
+//! What changed is found by comparing only the parts a command touches (one
+//! side, one obstacle), never the whole document.
+
+use crate::command::Command;
+use crate::edit;
+use crate::state::Selection;
+use crowdpatch::model::{PatchDocument, Side};
+use std::path::Path;
+
+/// What an edit command did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Edit {
+    /// The document changed.
+    pub changed: bool,
+    /// A message for the status bar, and whether it is an error.
+    pub message: Option<(String, bool)>,
+}
+
+/// Runs `command` when it edits the document (pattern references resolve
+/// against `base`); any other command is handed back.
+///
+/// # Errors
+/// The command itself, when it is not an edit of the document.
+pub fn apply(
+    command: Command,
+    doc: &mut PatchDocument,
+    selection: &mut Selection,
+    base: &Path,
+) -> Result<Edit, Command> {
+    let mut changed = true;
+    let mut message = None;
+    match command {
+        Command::AddPoint { side, direction, s, t } => {
+            *selection = Selection::Point(edit::add_point(doc, side, direction, s, t, base));
+        }
+        Command::MovePoint { id, s, t } => {
+            changed = on_sides(doc, &[id.side], |doc| {
+                edit::move_point(doc, id, s, t, base);
+            });
+        }
+        Command::DeletePoint(id) => {
+            let mut deleted = false;
+            changed = on_sides(doc, &[id.side], |doc| deleted = edit::delete_point(doc, id, base));
+            if deleted {
+                *selection = Selection::None;
+            }
+        }
+        Command::AddObstacle(o) => {
+            doc.obstacles.push(o);
+            *selection = Selection::Obstacle(doc.obstacles.len() - 1);
+        }
+        Command::SetObstacle(k, o) => {
+            changed = false;
+            if let Some(slot) = doc.obstacles.get_mut(k)
+                && *slot != o
+            {
+                *slot = o;
+                changed = true;
+            }
+        }
+        Command::DeleteObstacle(k) => {
+            changed = k < doc.obstacles.len();
+            if changed {
+                doc.obstacles.remove(k);
+                *selection = Selection::None;
+            }
+        }
+        Command::ApplyPattern { side, file, link } => {
+            changed = on_sides(doc, &[side], |doc| message = Some(apply_pattern(doc, side, &file, link, base)));
+            if message.as_ref().is_some_and(|m| !m.1) {
+                *selection = Selection::None;
+            }
+        }
+        Command::InlineSide(side) => {
+            changed = on_sides(doc, &[side], |doc| {
+                edit::inline_side(doc, side, base);
+            });
+        }
+        Command::ClearSide(side) => {
+            changed = doc.sides.slot_mut(side).take().is_some();
+            *selection = Selection::None;
+        }
+        Command::MakeTileable => {
+            changed = on_sides(doc, &[Side::North, Side::West], |doc| edit::make_tileable(doc, base));
+            message = Some((
+                "north is now the mirror of south and west the mirror of east: the patch tiles with itself".into(),
+                false,
+            ));
+        }
+        other => return Err(other),
+    }
+    Ok(Edit { changed, message })
+}
+
+/// Runs `f` on `doc` and tells whether it changed one of `sides` (the only
+/// parts `f` may touch).
+fn on_sides(doc: &mut PatchDocument, sides: &[Side], f: impl FnOnce(&mut PatchDocument)) -> bool {
+    let before: Vec<_> = sides.iter().map(|s| doc.sides.get(*s).cloned()).collect();
+    f(doc);
+    sides.iter().zip(before).any(|(s, b)| doc.sides.get(*s) != b.as_ref())
+}
+
+/// Sets `side` to a copy of the pattern `file`, or a reference to it.
+fn apply_pattern(doc: &mut PatchDocument, side: Side, file: &Path, link: bool, base: &Path) -> (String, bool) {
+    let p = match crowdpatch::document::load_pattern(file) {
+        Ok(p) => p,
+        Err(e) => return (e.to_string(), true),
+    };
+    if p.length != doc.size || p.period != doc.period {
+        let text = format!(
+            "{}: length {} m and period {} s do not match the patch's {} m and {} s",
+            file.display(),
+            p.length,
+            p.period,
+            doc.size,
+            doc.period
+        );
+        return (text, true);
+    }
+    match (link, edit::relative_path(file, base)) {
+        (true, Some(rel)) => {
+            *doc.sides.slot_mut(side) =
+                Some(crowdpatch::model::SideDocument { pattern: Some(rel.clone()), ..Default::default() });
+            (format!("the {side} side now references {rel}"), false)
+        }
+        _ => {
+            edit::set_side_inline(doc, side, &p);
+            (format!("copied {} onto the {side} side", file.display()), false)
+        }
+    }
+}
+
+/// `selection` if what it names still exists in `doc`, else nothing (after
+/// undo and redo).
+pub fn checked_selection(doc: &PatchDocument, selection: Selection, base: &Path) -> Selection {
+    let ok = match selection {
+        Selection::Point(id) => edit::side_view(doc, id.side, base).pattern.points(id.direction).len() > id.index,
+        Selection::Obstacle(k) => k < doc.obstacles.len(),
+        Selection::None => true,
+    };
+    if ok { selection } else { Selection::None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crowdpatch::model::{Direction, Obstacle};
+
+    #[test]
+    fn edits_say_whether_they_changed_the_document() {
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        let mut sel = Selection::None;
+        let base = Path::new(".");
+        let mut run = |c: Command, doc: &mut PatchDocument| apply(c, doc, &mut sel, base).unwrap().changed;
+        let add = Command::AddPoint { side: Side::East, direction: Direction::Entry, s: 2.0, t: 3.0 };
+        assert!(run(add, &mut doc));
+        let id = edit::PointId { side: Side::East, direction: Direction::Entry, index: 0 };
+        // A move to where the point already is changes nothing (a click).
+        assert!(!run(Command::MovePoint { id, s: 2.0, t: 3.0 }, &mut doc));
+        assert!(run(Command::MovePoint { id, s: 4.0, t: 3.0 }, &mut doc));
+        let circle = Obstacle::Circle { center: [8.0, 8.0], radius: 1.0 };
+        assert!(run(Command::AddObstacle(circle.clone()), &mut doc));
+        assert!(!run(Command::SetObstacle(0, circle), &mut doc));
+        assert!(!run(Command::DeleteObstacle(3), &mut doc));
+        assert!(run(Command::ClearSide(Side::East), &mut doc));
+        assert!(!run(Command::ClearSide(Side::East), &mut doc));
+        // Not an edit: handed back.
+        assert_eq!(apply(Command::Bake, &mut doc, &mut sel, base), Err(Command::Bake));
+    }
+}

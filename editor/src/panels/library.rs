@@ -1,0 +1,141 @@
+//! The pattern library panel (the `*.pattern.json` files of a folder: apply
+//! or link one to a side, save a side as a pattern) and the sides section
+//! (where each side's points come from; copy a referenced side in, clear a
+//! side).
+
+use crate::command::Command;
+use crate::edit::{SideSource, side_view};
+use crate::library::{self, LibraryEntry};
+use crate::state::Cx;
+use crate::view;
+use crowdpatch::model::{PatchDocument, Side};
+use egui::{RichText, Ui};
+use std::path::{Path, PathBuf};
+
+/// The library panel and its state.
+#[derive(Debug, Clone)]
+pub struct LibraryPanel {
+    /// The pattern library folder.
+    pub dir: PathBuf,
+    /// The folder as typed.
+    text: String,
+    /// Its pattern files.
+    entries: Vec<LibraryEntry>,
+    /// The side the buttons apply to.
+    side: Side,
+}
+
+impl LibraryPanel {
+    /// The library of `dir`.
+    pub fn new(dir: PathBuf) -> LibraryPanel {
+        LibraryPanel { text: dir.display().to_string(), entries: library::scan(&dir), dir, side: Side::South }
+    }
+
+    /// Shows the library of `dir` (another document was opened).
+    pub fn show_dir(&mut self, dir: PathBuf) {
+        let side = self.side;
+        *self = LibraryPanel { side, ..LibraryPanel::new(dir) };
+    }
+
+    /// Reads the folder again.
+    pub fn rescan(&mut self) {
+        self.entries = library::scan(&self.dir);
+    }
+
+    /// The file name proposed when saving `side` of `doc` as a pattern.
+    pub fn pattern_file_name(doc: &PatchDocument, side: Side) -> String {
+        format!("{}-{}.pattern.json", doc.name.clone().unwrap_or_else(|| "side".into()), side.name())
+    }
+
+    /// Saves `side` of `doc` (pattern references resolve against `base`) as
+    /// the pattern `file` and rescans; returns what to tell the user, and
+    /// whether it is an error.
+    pub fn save_side(&mut self, doc: &PatchDocument, side: Side, file: &Path, base: &Path) -> (String, bool) {
+        let mut p = side_view(doc, side, base).pattern;
+        p.name = Some(crowdpatch::document::file_stem(file));
+        match crowdpatch::document::save_pattern(&p, file) {
+            Ok(()) => {
+                self.rescan();
+                (format!("saved the {side} side as {}", file.display()), false)
+            }
+            Err(e) => (format!("{}: {e}", file.display()), true),
+        }
+    }
+
+    /// Draws the library.
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
+        ui.horizontal(|ui| {
+            ui.label("Folder");
+            let r = ui.text_edit_singleline(&mut self.text);
+            if r.lost_focus() || ui.button("Rescan").on_hover_text("Rescan").clicked() {
+                self.dir = PathBuf::from(self.text.trim());
+                self.rescan();
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("Side");
+            egui::ComboBox::from_id_salt("library-side").selected_text(self.side.name()).show_ui(ui, |ui| {
+                for s in Side::ALL {
+                    ui.selectable_value(&mut self.side, s, s.name());
+                }
+            });
+        });
+        if self.entries.is_empty() {
+            ui.label(RichText::new("no *.pattern.json here").weak());
+        }
+        let side = self.side;
+        for e in &self.entries {
+            ui.horizontal(|ui| match &e.pattern {
+                Ok(p) => {
+                    let tag = if p.is_balanced() { "" } else { " (unbalanced)" };
+                    ui.label(format!("{}  {} in / {} out{tag}", e.name(), p.entries.len(), p.exits.len()))
+                        .on_hover_text(e.file.display().to_string());
+                    if ui.small_button("Apply").on_hover_text(format!("Copy onto the {side} side")).clicked() {
+                        cx.commands.push(Command::ApplyPattern { side, file: e.file.clone(), link: false });
+                    }
+                    if ui
+                        .small_button("Link")
+                        .on_hover_text(format!("Reference the file from the {side} side"))
+                        .clicked()
+                    {
+                        cx.commands.push(Command::ApplyPattern { side, file: e.file.clone(), link: true });
+                    }
+                }
+                Err(err) => {
+                    ui.colored_label(view::PROBLEM, e.name()).on_hover_text(err);
+                }
+            });
+        }
+        if ui.button(format!("Save the {side} side as a pattern…")).clicked() {
+            cx.commands.push(Command::SaveSideAsPattern { side, file: PathBuf::new() });
+        }
+    }
+
+    /// Draws the sides section: each side's points and source.
+    pub fn sides_ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
+        for side in Side::ALL {
+            let v = &cx.derived.sides[side.index()];
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(side.name()).strong());
+                let src = match &v.source {
+                    SideSource::Empty => "empty".to_string(),
+                    SideSource::Inline => "inline".to_string(),
+                    SideSource::File(f) => format!("file {f}"),
+                    SideSource::Missing(f, _) => format!("file {f} (missing)"),
+                };
+                ui.label(format!("{} in / {} out, {src}", v.pattern.entries.len(), v.pattern.exits.len()));
+                if matches!(v.source, SideSource::File(_))
+                    && ui
+                        .small_button("Copy in")
+                        .on_hover_text("Copy the pattern file's points into the document to edit them here")
+                        .clicked()
+                {
+                    cx.commands.push(Command::InlineSide(side));
+                }
+                if !matches!(v.source, SideSource::Empty) && ui.small_button("Clear").clicked() {
+                    cx.commands.push(Command::ClearSide(side));
+                }
+            });
+        }
+    }
+}

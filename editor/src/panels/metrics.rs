@@ -1,0 +1,99 @@
+//! The metrics of the last bake (the report's figures), its remaining
+//! collisions (click one to see it: the play time jumps there) and notes.
+
+use crate::bake_job::BakeResult;
+use crate::state::Playback;
+use crate::view;
+use egui::{RichText, Ui};
+
+/// The metrics panel (no state of its own).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetricsPanel;
+
+impl MetricsPanel {
+    /// Draws the metrics of `result`; a click on a collision moves the
+    /// `playback` there.
+    pub fn ui(&mut self, ui: &mut Ui, result: Option<&BakeResult>, playback: &mut Playback) {
+        let Some(r) = result else {
+            ui.label(RichText::new("Bake to see the metrics.").weak());
+            return;
+        };
+        grid(ui, r);
+        if !r.bake.remaining.is_empty() {
+            ui.label("Remaining collisions (click to see):");
+            let list: Vec<(usize, String, f64)> =
+                r.bake.report().remaining_collisions.iter().map(|c| (c.agent, c.other.clone(), c.time)).collect();
+            for (a, other, t) in list.into_iter().take(20) {
+                if ui.link(format!("agent {a} × {other} at t = {t:.2} s")).clicked() {
+                    playback.seek(t);
+                }
+            }
+        }
+        for n in &r.bake.notes {
+            ui.colored_label(view::WARNING, n);
+        }
+    }
+}
+
+fn grid(ui: &mut Ui, r: &BakeResult) {
+    let m = &r.bake.metrics;
+    let two_r = 2.0 * r.baked.header.agent_radius;
+    let fmt = |v: Option<f64>| v.map_or("–".to_string(), |d| format!("{d:.3} m"));
+    let t = &r.bake.timings;
+    egui::Grid::new("metrics").num_columns(2).striped(true).show(ui, |ui| {
+        let row = |ui: &mut Ui, k: &str, v: String, bad: bool| {
+            ui.label(k);
+            if bad {
+                ui.colored_label(view::PROBLEM, v)
+            } else {
+                ui.label(v)
+            };
+            ui.end_row();
+        };
+        row(ui, "converged", format!("{}", r.bake.converged()), !r.bake.converged());
+        row(ui, "iterations", r.bake.collision.iterations.to_string(), false);
+        row(
+            ui,
+            "min separation",
+            format!("{} (2r = {two_r:.2} m)", fmt(m.min_separation)),
+            m.min_separation.is_some_and(|d| d < two_r - 1e-9),
+        );
+        row(
+            ui,
+            "obstacle clearance",
+            fmt(m.obstacle_clearance),
+            m.obstacle_clearance.is_some_and(|d| d < r.baked.header.agent_radius - 1e-9),
+        );
+        row(ui, "seam clearance", fmt(m.seam_clearance), false);
+        row(
+            ui,
+            "collisions",
+            format!("{} ({:.2} s overlap)", m.collisions.count, m.collisions.overlap_time),
+            m.collisions.count > 0,
+        );
+        row(
+            ui,
+            "boundary error",
+            format!("{:.2e} m, {:.2e} s", m.boundary_error.position, m.boundary_error.time),
+            false,
+        );
+        row(
+            ui,
+            "speed mean",
+            format!("{:.2} m/s (p5 {:.2}, p95 {:.2}, max {:.2})", m.speed.mean, m.speed.p5, m.speed.p95, m.speed.max),
+            false,
+        );
+        row(ui, "|u − u_cft| mean", format!("{:.2} m/s", m.speed.mean_comfort_deviation), false);
+        row(ui, "turn rate", format!("p95 {:.2}, max {:.2} rad/s", m.turn_rate.p95, m.turn_rate.max), false);
+        row(ui, "coverage", format!("{:.0} %", m.coverage * 100.0), false);
+        row(
+            ui,
+            "time",
+            format!(
+                "{:.0} ms (collisions {:.0} ms, smoothing {:.0} ms)",
+                t.total_ms, t.collision_removal_ms, t.smoothing_ms
+            ),
+            false,
+        );
+    });
+}
