@@ -9,7 +9,8 @@ fn bin() -> Command {
 }
 
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // The repository root: cli/ is one level down.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 fn run(args: &[&str], cwd: &Path) -> Output {

@@ -14,7 +14,8 @@ use std::process::Command;
 use std::time::Duration;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // The repository root: cli/ is one level down.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 fn compose(dir: &Path, extra: &[&str]) -> (i32, String) {
