@@ -17,7 +17,6 @@ use crate::files::{self, Autosaver, DialogPurpose, FileDialog, Tick};
 use crate::history::SettleRule;
 use crate::library;
 use crate::panels::Panels;
-use crate::panels::library::LibraryPanel;
 use crate::panels::menu::{MenuBar, MenuCx};
 use crate::panels::problems::ProblemsPanel;
 use crate::panels::timeline::Timeline;
@@ -301,12 +300,6 @@ impl EditorApp {
         if command.is_structural() {
             self.structural = true;
         }
-        let command = match (command, self.selection) {
-            (Command::DeleteSelection, Selection::Point(id)) => Command::DeletePoint(id),
-            (Command::DeleteSelection, Selection::Obstacle(k)) => Command::DeleteObstacle(k),
-            (Command::DeleteSelection, Selection::None) => return,
-            (c, _) => c,
-        };
         let base = self.document.base_dir();
         let command = match apply::apply(command, self.document.untracked(), &mut self.selection, &base) {
             Ok(edit) => {
@@ -322,9 +315,7 @@ impl EditorApp {
         };
         match command {
             Command::SaveSideAsPattern { side, file } if file.as_os_str().is_empty() => {
-                let name = LibraryPanel::pattern_file_name(self.document.get(), side);
-                let dir = self.panels.library.dir.clone();
-                self.windows.dialog = Some(FileDialog::new(DialogPurpose::SavePattern(side), dir, name));
+                self.windows.dialog = Some(self.panels.library.save_dialog(self.document.get(), side));
             }
             Command::SaveSideAsPattern { side, file } => {
                 self.message = Some(self.panels.library.save_side(self.document.get(), side, &file, &base));
@@ -356,11 +347,8 @@ impl EditorApp {
                 None => self.run_command(Command::SaveAs(PathBuf::new())),
             },
             Command::SaveAs(p) if p.as_os_str().is_empty() => {
-                let name = self.document.file.as_deref().and_then(|f| f.file_name()).map_or_else(
-                    || format!("{}.patch.json", self.doc().name.clone().unwrap_or_else(|| "untitled".into())),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                self.windows.dialog = Some(FileDialog::new(DialogPurpose::SaveAs, self.document.dialog_dir(), name));
+                let (d, name) = (&self.document, self.doc().name.as_deref());
+                self.windows.dialog = Some(FileDialog::save_as(d.dialog_dir(), d.file.as_deref(), name));
             }
             Command::SaveAs(p) => self.save_to(&p),
             Command::ExportGlb(p) => self.export(&p, false),
@@ -465,12 +453,8 @@ impl EditorApp {
     /// Writes the bake as GLB or PNG, or asks where when `p` is empty.
     fn export(&mut self, p: &Path, png: bool) {
         if p.as_os_str().is_empty() {
-            let file = self.document.file.as_deref();
-            let stem = file.map(crowdpatch::document::file_stem).or_else(|| self.doc().name.clone());
-            let stem = stem.unwrap_or_else(|| "patch".into());
-            let purpose = if png { DialogPurpose::ExportPng } else { DialogPurpose::ExportGlb };
-            let name = format!("{stem}{}", purpose.suffix());
-            self.windows.dialog = Some(FileDialog::new(purpose, self.document.dialog_dir(), name));
+            let (d, name) = (&self.document, self.doc().name.as_deref());
+            self.windows.dialog = Some(FileDialog::export(png, d.dialog_dir(), d.file.as_deref(), name));
             return;
         }
         let Some(r) = &self.baker.result else {

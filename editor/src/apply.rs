@@ -1,5 +1,6 @@
 //! Runs the commands that edit the document (add, move and delete points
-//! and obstacles, patterns onto sides, make tileable), and says whether the
+//! and obstacles, delete the selection, patterns onto sides, make
+//! tileable), and says whether the
 //! document changed, so that it gets a new revision only then: a drag that
 //! ends where it started, or a side cleared twice, is no step and no change.
 //!
@@ -34,6 +35,12 @@ pub fn apply(
 ) -> Result<Edit, Command> {
     let mut changed = true;
     let mut message = None;
+    let command = match (command, *selection) {
+        (Command::DeleteSelection, Selection::Point(id)) => Command::DeletePoint(id),
+        (Command::DeleteSelection, Selection::Obstacle(k)) => Command::DeleteObstacle(k),
+        (Command::DeleteSelection, Selection::None) => return Ok(Edit::default()),
+        (c, _) => c,
+    };
     match command {
         Command::AddPoint { side, direction, s, t } => {
             *selection = Selection::Point(edit::add_point(doc, side, direction, s, t, base));

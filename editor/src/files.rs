@@ -251,6 +251,24 @@ impl FileDialog {
         FileDialog { purpose, dir: crate::edit::absolute(&dir), name, error: None }
     }
 
+    /// A save-as dialog in `dir` proposing the document's `file` name, else
+    /// its `name` (or "untitled") with the suffix.
+    pub fn save_as(dir: PathBuf, file: Option<&Path>, name: Option<&str>) -> FileDialog {
+        let proposed = file.and_then(|f| f.file_name()).map_or_else(
+            || format!("{}{}", name.unwrap_or("untitled"), DialogPurpose::SaveAs.suffix()),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        FileDialog::new(DialogPurpose::SaveAs, dir, proposed)
+    }
+
+    /// An export dialog (GLB, or PNG when `png`) in `dir` proposing the stem
+    /// of the document's `file`, else its `name` (or "patch").
+    pub fn export(png: bool, dir: PathBuf, file: Option<&Path>, name: Option<&str>) -> FileDialog {
+        let stem = file.map(crowdpatch::document::file_stem).or_else(|| name.map(str::to_string));
+        let purpose = if png { DialogPurpose::ExportPng } else { DialogPurpose::ExportGlb };
+        FileDialog::new(purpose, dir, format!("{}{}", stem.as_deref().unwrap_or("patch"), purpose.suffix()))
+    }
+
     /// Sub-directories and matching files of the directory, sorted.
     pub fn listing(&self) -> (Vec<String>, Vec<String>) {
         let mut dirs = Vec::new();

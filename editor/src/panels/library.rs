@@ -5,6 +5,7 @@
 
 use crate::command::Command;
 use crate::edit::{SideSource, side_view};
+use crate::files::{DialogPurpose, FileDialog};
 use crate::library::{self, LibraryEntry};
 use crate::state::Cx;
 use crate::view;
@@ -42,9 +43,10 @@ impl LibraryPanel {
         self.entries = library::scan(&self.dir);
     }
 
-    /// The file name proposed when saving `side` of `doc` as a pattern.
-    pub fn pattern_file_name(doc: &PatchDocument, side: Side) -> String {
-        format!("{}-{}.pattern.json", doc.name.clone().unwrap_or_else(|| "side".into()), side.name())
+    /// The dialog saving `side` of `doc` as a pattern in the library folder.
+    pub fn save_dialog(&self, doc: &PatchDocument, side: Side) -> FileDialog {
+        let name = format!("{}-{}.pattern.json", doc.name.as_deref().unwrap_or("side"), side.name());
+        FileDialog::new(DialogPurpose::SavePattern(side), self.dir.clone(), name)
     }
 
     /// Saves `side` of `doc` (pattern references resolve against `base`) as
