@@ -24,7 +24,6 @@ use crate::shortcuts::{self, Shortcut};
 use crate::tools::{ToolBox, ToolCx, ToolKind};
 use crate::views::Views;
 use crate::views::chart::ChartView;
-use crate::views::tiling::TilingView;
 use crate::windows::{Answer, Windows};
 use crowdpatch::model::PatchDocument;
 use egui::{Key, RichText, Ui, vec2};
@@ -532,13 +531,13 @@ impl EditorApp {
 
     fn central(&mut self, ui: &mut Ui) {
         let mut cx = Cx::new(self.document.untracked(), &self.derived, &mut self.selection, &mut self.pending);
-        let mode = &mut self.mode;
+        let (mode, tiling) = (&mut self.mode, &mut self.views.tiling);
         ui.horizontal(|ui| {
             ui.selectable_value(mode, ViewMode::Patch, "Patch");
             ui.selectable_value(mode, ViewMode::Tiling, "Tiling 3×3");
             ui.separator();
             if *mode == ViewMode::Tiling {
-                TilingView::header(ui, &mut cx);
+                tiling.header(ui, &mut cx);
             } else {
                 ui.label(RichText::new("scroll: zoom · middle or Alt+drag: pan · Home: reset").weak());
             }

@@ -16,7 +16,7 @@ pub struct TilingView;
 impl TilingView {
     /// The line above the view: seamless, or which seams do not match with a
     /// button to make the patch tileable.
-    pub fn header(ui: &mut Ui, cx: &mut Cx<'_>) {
+    pub fn header(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
         let seams = &cx.derived.seams;
         let bad: Vec<Side> = [Side::South, Side::East]
             .into_iter()
