@@ -194,8 +194,8 @@ pub fn snap(v: f64, step: f64) -> f64 {
 }
 
 /// Makes the patch tile with itself: the north side becomes the mirror of the
-/// south side and the west side the mirror of the east side (DESIGN.md mirror
-/// rule), so that the patch's copies meet across every seam.
+/// south side and the west side the mirror of the east side (docs/design.md "Mirror
+/// rule"), so that the patch's copies meet across every seam.
 pub fn make_tileable(doc: &mut PatchDocument, base: &Path) {
     for (from, to) in [(Side::South, Side::North), (Side::East, Side::West)] {
         let p = side_view(doc, from, base).pattern;
