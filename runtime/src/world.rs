@@ -503,7 +503,10 @@ impl WorldFile {
     /// # Errors
     /// The first tile that fails to load, with its file named.
     #[cfg(feature = "glb")]
-    pub fn load_tiles(&self, dir: impl AsRef<std::path::Path>) -> Result<Vec<crate::tile::Tile>, crate::error::LoadError> {
+    pub fn load_tiles(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<Vec<crate::tile::Tile>, crate::error::LoadError> {
         self.tiles.iter().map(|t| crate::tile::Tile::load(dir.as_ref().join(&t.glb))).collect::<Result<Vec<_>, _>>()
     }
 }

@@ -41,4 +41,3 @@ impl Default for GlbOptions {
         GlbOptions { obstacle_height: 0.8, agent_height: 1.75, ground: true, circle_segments: 32 }
     }
 }
-

@@ -6,9 +6,9 @@ use crowdpatch_runtime::format::{AgentExtras, BakedPatch, CharacterExtras};
 use crowdpatch_runtime::skeletal::{GAIT_CONVENTION, SkeletalAnimation};
 use gltf_json as json;
 
-use crate::error::ExportError;
 use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
 use crate::builder::{Builder, FloatType, ViewKind};
+use crate::error::ExportError;
 
 fn bad(path: impl Into<String>, reason: impl Into<String>) -> ExportError {
     ExportError::InvalidSkeletal { path: path.into(), reason: reason.into() }

@@ -60,9 +60,8 @@ mod scatter;
 mod stages;
 
 pub use colour::time_colour;
-pub use error::PngError;
 pub use crowdpatch_runtime::format::{Obstacle, Side};
+pub use error::PngError;
 pub use lines::{Band, LineChart, LinePanel, LineSeries, render_lines};
 pub use scatter::{LegendPosition, ScatterChart, ScatterPanel, Series, render_scatter};
 pub use stages::{CrossingMark, PanelPath, StagePanel, StagesFigure, StagesLayout, render_stages, stages_layout};
-

@@ -1,9 +1,9 @@
 //! Line charts in a grid of panels, with shaded intervals and vertical marks
 //! (foot heights over a clip with its detected plants and steps).
 
-use crate::error::PngError;
 use crate::axis::Scale;
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
+use crate::error::PngError;
 
 /// A grid of line panels with a title.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! Scatter charts with linear or logarithmic axes (the seed paper's Figure 6).
 
-use crate::error::PngError;
 use crate::axis::Scale;
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
+use crate::error::PngError;
 
 /// A chart of one or more scatter panels side by side.
 #[derive(Debug, Clone, PartialEq)]

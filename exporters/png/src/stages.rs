@@ -3,10 +3,10 @@
 
 use crowdpatch_runtime::format::{Obstacle, Side};
 
-use crate::error::PngError;
 use crate::axis::{Scale, nice_step};
 use crate::canvas::{self, Align, Canvas, Font, Rect, Rgb};
 use crate::colour::time_colour;
+use crate::error::PngError;
 
 /// A figure of the bake stages of one patch: one square panel per stage, side
 /// by side, then a colour bar of time in the period, a legend and a caption.
