@@ -51,8 +51,14 @@ pub const MAX_ROTATION: f64 = 0.25;
 /// out before one).
 pub const STUB_RAMP: f64 = 0.4;
 /// No move makes a segment faster than this many times u_cft (unless it
-/// already was).
-pub const HARD_SPEED_FACTOR: f64 = 2.0;
+/// already was): 2.13 m/s at the default comfort speed, under the 2.2 m/s
+/// above which walkers run (the walk-to-run transition of humans lies at
+/// about 2 m/s, Hreljac 1993).
+pub const HARD_SPEED_FACTOR: f64 = 1.6;
+/// A time shift makes no segment faster than this many times u_cft (unless
+/// it already was): walkers let others pass by slowing down and waiting,
+/// and hurry little.
+pub const SHIFT_SPEED_FACTOR: f64 = 1.3;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
 /// Shortest time `[s]` between two control points a time shift may leave
@@ -364,7 +370,8 @@ pub fn kernel(dt: f64, h: f64) -> f64 {
 /// `[s]`: control points are inserted (or reused) at `t`, `t ± h/2` and
 /// `t ± h` inside the free range; the part of `d` along the path's velocity
 /// becomes a time shift of those points (within the speed limit
-/// 1.5·u_cft and keeping times strictly increasing), the rest a spatial move,
+/// [`SHIFT_SPEED_FACTOR`]·u_cft and keeping times strictly increasing), the
+/// rest a spatial move (within [`HARD_SPEED_FACTOR`]·u_cft),
 /// both weighted by [`kernel`]. Points stay in the patch shrunk by r.
 ///
 /// Returns the time window that changed (in the path's times before the move)
@@ -431,7 +438,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
         }
     }
     let (r, l) = (params.radius, params.size);
-    let u_max = 1.5 * params.comfort_speed;
+    let u_max = SHIFT_SPEED_FACTOR * params.comfort_speed;
     let original = path.points.clone();
     // Attempts: the whole move; then the time shift halved, quartered and
     // dropped; then the spatial move halved down to nothing — until no
@@ -463,7 +470,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
             let old = (original[k + 1].p - original[k].p).norm() / (original[k + 1].t - original[k].t);
             let changed_time = tweights[k] != 0.0 || tweights[k + 1] != 0.0;
             (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9)
-                || (fs > 0.25 && new > u_hard && new > old + 1e-9)
+                || (fs > 0.0 && new > u_hard && new > old + 1e-9)
         });
         if !too_fast {
             break;
