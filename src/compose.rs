@@ -520,8 +520,10 @@ pub fn random_pattern(n: usize, size: f64, period: f64, r: f64, comfort: f64, rn
 
 /// Composes a Wang-tile set of `k` patterns per edge orientation (module
 /// documentation): the library's balanced patterns nearest the map's mean
-/// walkable flow (a pattern and its mirror count as two), completed with
-/// [`random_pattern`]s if the library holds fewer than `k`. Templates are not
+/// walkable flow (a pattern and its mirror count as two), completed if the
+/// library holds fewer than `k` with lanes at human pace
+/// ([`crate::generate::library_pattern`], walking speeds of the shipped
+/// reference), or [`random_pattern`]s where lanes do not fit. Templates are not
 /// used. The grid of the result is the map's rectangle filled from the set
 /// with the map's seed.
 ///
@@ -539,7 +541,12 @@ pub fn compose_wang(map: &Map, k: usize) -> Composition {
     let r = crate::model::DEFAULT_AGENT_RADIUS;
     while candidates.len() < k {
         let n = flow.round().max(1.0) as usize;
-        candidates.push(random_pattern(n, map.size, map.period, r, DEFAULT_COMFORT_SPEED, &mut rng));
+        let seed = map.seed.wrapping_add(candidates.len() as u64);
+        let speeds = crate::generate::Speeds::Reference;
+        let lanes = crate::generate::library_pattern(n, map.size, map.period, r, speeds, seed);
+        candidates.push(
+            lanes.unwrap_or_else(|_| random_pattern(n, map.size, map.period, r, DEFAULT_COMFORT_SPEED, &mut rng)),
+        );
     }
     let colours = candidates;
     let mirrors: Vec<Pattern> = colours.iter().map(Pattern::mirror).collect();

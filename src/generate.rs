@@ -13,8 +13,8 @@
 //! the times where it enters — the next tile along the lane sees the same
 //! walkers, and a tile whose lanes are all like this tiles with itself in
 //! both directions. `(m, q)` is chosen per lane so that `u` is nearest a
-//! speed drawn from the distribution (with `m ≤ 8` the lane speeds fall
-//! within 8 % of any speed between 0.6 and 1.8 m/s).
+//! speed drawn from the distribution (with `m ≤ 5` the lane speeds fall
+//! within 10 % of any speed between 0.6 and 1.7 m/s).
 //!
 //! **Where lanes cross** (north–south against east–west), each lane's phase
 //! `φ` is chosen among 16 so that its walkers reach the crossings as far in
@@ -30,11 +30,15 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Most walkers per period in one lane.
-pub const MAX_PER_LANE: usize = 8;
+pub const MAX_PER_LANE: usize = 5;
 /// Distance kept between a lane and a corner of the patch `[m]`.
 pub const CORNER_MARGIN: f64 = 1.5;
-/// Slowest and fastest lane speeds `[m/s]`.
+/// Slowest and fastest walking speeds drawn `[m/s]`.
 pub const SPEED_RANGE: (f64, f64) = (0.5, 2.0);
+/// Fastest lane `[m/s]`: a walk faster than [`crate::pace::HURRY_SPEED`]
+/// is given an extra period by the matching, so a lane faster than that
+/// would not be walked as generated.
+pub const FASTEST_LANE: f64 = crate::pace::HURRY_SPEED;
 
 /// Where walking speeds come from.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,11 +147,13 @@ pub enum GenerateError {
     },
 }
 
-/// The lane (m, q) whose speed is nearest `speed`, with `m ≤ max_m`.
+/// The lane (m, q) whose speed is nearest `speed`, with `m ≤ max_m` and no
+/// faster than [`FASTEST_LANE`].
 fn lane_shape(size: f64, period: f64, speed: f64, max_m: usize) -> (usize, usize) {
     let mut best = (1, 1, f64::INFINITY);
     for m in 1..=max_m.max(1) {
-        let q = ((size * m as f64) / (period * speed)).round().max(1.0) as usize;
+        let slowest_q = ((size * m as f64) / (period * FASTEST_LANE) - 1e-9).ceil();
+        let q = ((size * m as f64) / (period * speed)).round().max(slowest_q).max(1.0) as usize;
         let u = size * m as f64 / (q as f64 * period);
         let err = (u / speed).ln().abs();
         // Prefer more walkers per lane when as good (fewer, fuller lanes).
@@ -156,6 +162,25 @@ fn lane_shape(size: f64, period: f64, speed: f64, max_m: usize) -> (usize, usize
         }
     }
     (best.0, best.1)
+}
+
+/// Largest relative error of a lane's speed against the speed drawn for it
+/// before the lane may hold more walkers than are left to place.
+const LANE_SPEED_TOLERANCE: f64 = 0.1;
+
+/// The lane shape for a drawn `speed` with `left` walkers still to place:
+/// at most `left` walkers when that comes within
+/// [`LANE_SPEED_TOLERANCE`] of the speed, else up to [`MAX_PER_LANE`] (a
+/// few more walkers than asked rather than a lane at the wrong pace — one
+/// leftover walker alone in a 16 m, 10 s tile would cross at 1.6 m/s).
+fn lane_for(size: f64, period: f64, speed: f64, left: usize) -> (usize, usize) {
+    let (m, q) = lane_shape(size, period, speed, left.min(MAX_PER_LANE));
+    let u = size * m as f64 / (q as f64 * period);
+    if (u / speed).ln().abs() <= LANE_SPEED_TOLERANCE.ln_1p() {
+        (m, q)
+    } else {
+        lane_shape(size, period, speed, MAX_PER_LANE)
+    }
 }
 
 /// Lateral slots for lanes across a side `[m]`.
@@ -192,7 +217,7 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
         let mut count = 0;
         while left > 0 {
             let u = p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
-            let (m, q) = lane_shape(l, pi, u, left.min(MAX_PER_LANE));
+            let (m, q) = lane_for(l, pi, u, left);
             if free[axis].is_empty() {
                 let room = slots(l, p.agent_radius).len();
                 return Err(GenerateError::TooManyLanes { heading: heading.name(), lanes: count + 1, room, size: l });
@@ -369,10 +394,25 @@ mod tests {
     #[test]
     fn lane_speeds_come_close_to_any_human_speed() {
         for k in 0..=30 {
-            let u = 0.6 + 1.2 * k as f64 / 30.0;
+            let u = 0.6 + 1.1 * k as f64 / 30.0;
             let (m, q) = lane_shape(16.0, 10.0, u, MAX_PER_LANE);
             let got = 16.0 * m as f64 / (q as f64 * 10.0);
-            assert!((got / u).ln().abs() < 0.08, "{u} → {got} (m = {m}, q = {q})");
+            assert!((got / u).ln().abs() < 0.1, "{u} → {got} (m = {m}, q = {q})");
+        }
+    }
+
+    #[test]
+    fn leftover_walkers_keep_the_pace_of_their_draw() {
+        // Walker counts that leave 1 or 2 over after full lanes of 5: a
+        // lane of one walker in 16 m, 10 s could only go 1.6 or 0.8 m/s.
+        for density in [0.02, 0.03, 0.05, 0.07, 0.11] {
+            for u in [1.0, 1.2, 1.35] {
+                let p = GenerateParams { speeds: Speeds::Fixed(u), ..params(density, 1) };
+                for lane in lanes(&p).unwrap() {
+                    let got = lane.speed(p.size, p.period);
+                    assert!((got / u).ln().abs() <= LANE_SPEED_TOLERANCE.ln_1p() + 1e-12, "{density}: {u} → {got}");
+                }
+            }
         }
     }
 

@@ -23,8 +23,7 @@ pub use crowdpatch_runtime::format::{Obstacle, PatchHeader, Side, Sides};
 
 /// The document format version this code reads and writes.
 pub const DOCUMENT_FORMAT: u32 = 1;
-/// Default comfort walking speed u_cft `[m/s]` (seed paper §3.3, after Whittle 2003).
-pub const DEFAULT_COMFORT_SPEED: f64 = 1.33;
+pub use crate::pace::DEFAULT_COMFORT_SPEED;
 /// Default agent radius r `[m]`.
 pub const DEFAULT_AGENT_RADIUS: f64 = 0.3;
 
@@ -453,7 +452,7 @@ impl Default for SolverOptions {
             stub_depth: None,
             fast_factor: 1.5,
             slow_factor: 0.5,
-            wait_factor: 0.8,
+            wait_factor: 0.9,
             merge_interval: 0.1,
             smoothing: true,
             tack_interval: 0.5,

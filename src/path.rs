@@ -227,6 +227,10 @@ pub struct Turn {
     /// Start time of the second segment `[s]`: the control point where the
     /// path turns.
     pub at: f64,
+    /// Mean speed of the two segments `[m/s]`: `rate × speed` is the
+    /// lateral acceleration of the turn `[m/s²]`
+    /// ([`crate::pace::TURN_ACCELERATION`] bounds it).
+    pub speed: f64,
 }
 
 /// Slowest segment speed `[m/s]` that still defines a heading for
@@ -241,7 +245,7 @@ impl Path {
     /// midpoints. Standing segments carry the last heading. O(control points).
     pub fn turns(&self) -> Vec<Turn> {
         let mut out = Vec::new();
-        let mut prev: Option<(f64, f64)> = None; // (heading, mid-time)
+        let mut prev: Option<(f64, f64, f64)> = None; // (heading, mid-time, speed)
         for w in self.points.windows(2) {
             let d = w[1].p - w[0].p;
             let dt = w[1].t - w[0].t;
@@ -250,13 +254,19 @@ impl Path {
             }
             let h = d.y.atan2(d.x);
             let mid = (w[0].t + w[1].t) / 2.0;
-            if let Some((ph, pm)) = prev {
+            let speed = d.norm() / dt;
+            if let Some((ph, pm, pv)) = prev {
                 let span = mid - pm;
                 if span > 0.0 {
-                    out.push(Turn { rate: wrap_angle(h - ph).abs() / span, span, at: w[0].t });
+                    out.push(Turn {
+                        rate: wrap_angle(h - ph).abs() / span,
+                        span,
+                        at: w[0].t,
+                        speed: (pv + speed) / 2.0,
+                    });
                 }
             }
-            prev = Some((h, mid));
+            prev = Some((h, mid, speed));
         }
         out
     }

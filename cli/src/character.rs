@@ -207,6 +207,7 @@ fn foot_height_chart(character: &Character, analyses: &[ClipAnalysis]) -> anyhow
                 series,
                 bands,
                 marks: a.steps.iter().map(|s| s.start).collect(),
+                legend_bottom: false,
             }
         })
         .collect();

@@ -85,6 +85,11 @@ pub struct GenerateArgs {
     /// Seed of the draws.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+
+    /// Also save a side as a pattern file (side-frame velocities), e.g.
+    /// `south=patterns/avenue-in.pattern.json` (repeat).
+    #[arg(long = "save-side", value_name = "SIDE=FILE")]
+    save_sides: Vec<String>,
 }
 
 /// Arguments of `crowdpatch pattern library`.
@@ -94,7 +99,7 @@ pub struct LibraryArgs {
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
 
-    /// Flows to write: walkers per period crossing each way.
+    /// Flows to write, comma-separated (`--counts 2,5`): walkers per period crossing each way.
     #[arg(long, value_delimiter = ',', default_values_t = vec![1usize, 2, 3, 4, 6, 8])]
     counts: Vec<usize>,
 
@@ -110,7 +115,7 @@ pub struct LibraryArgs {
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     period: f64,
 
-    /// Seed of the draws.
+    /// Seed of the draws (lanes-N is drawn with seed + N, whatever else is asked).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
 }
@@ -182,8 +187,25 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
             problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
         )
     })?;
+    let mut sides = Vec::new();
+    for spec in &args.save_sides {
+        let (side, file) = spec.split_once('=').with_context(|| format!("--save-side {spec:?}: expected SIDE=FILE"))?;
+        let side = Side::from_name(side.trim())
+            .with_context(|| format!("--save-side {spec:?}: {side:?} is not north, east, south or west"))?;
+        let file = PathBuf::from(file);
+        if same(&file, &args.output) || args.template.as_ref().is_some_and(|t| same(t, &file)) {
+            bail!("--save-side {spec:?}: would overwrite the output or the template");
+        }
+        let mut p = patch.sides[side].clone();
+        p.name = Some(crowdpatch::document::file_stem(&file));
+        sides.push((file, p));
+    }
     crowdpatch::io::write_atomic(&args.output, doc.to_json().as_bytes())
         .with_context(|| format!("writing {}", args.output.display()))?;
+    for (file, p) in &sides {
+        crowdpatch::document::save_pattern(p, file).with_context(|| format!("writing {}", file.display()))?;
+        eprintln!("{}: {} entries, {} exits", file.display(), p.entries.len(), p.exits.len());
+    }
     let pairs = crowdpatch::matching::match_patch(&patch, patch.solver.matching);
     let (agents, _) = crowdpatch::initial_paths::initial_paths(&patch, &pairs);
     let mut floor = crowdpatch::realism::floor_speeds(&agents);
@@ -204,14 +226,14 @@ fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
     }
     let speeds = args.speeds.speeds(None);
     let mut written = Vec::new();
-    for (k, &n) in args.counts.iter().enumerate() {
+    for &n in &args.counts {
         let mut p = library_pattern(
             n,
             args.size,
             args.period,
             crowdpatch::model::DEFAULT_AGENT_RADIUS,
             speeds,
-            args.seed + k as u64,
+            args.seed + n as u64,
         )?;
         p.name = Some(format!("lanes-{n}"));
         let problems = crowdpatch::validate::validate_pattern(&p);

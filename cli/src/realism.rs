@@ -79,7 +79,8 @@ pub fn run(args: RealismArgs) -> anyhow::Result<ExitCode> {
             Ok(t) => {
                 let samples = t.samples();
                 let ks = ks_distance(&samples.speed, &reference.pooled.speed_quantiles).unwrap_or(1.0);
-                rows.push((f.display().to_string(), t.walkers, samples.summary(t.sample_interval), ks));
+                let over = crowdpatch::realism::over_turn_bound(&samples.lateral_acceleration);
+                rows.push((f.display().to_string(), t.walkers, samples.summary(t.sample_interval), ks, over));
             }
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -92,18 +93,21 @@ pub fn run(args: RealismArgs) -> anyhow::Result<ExitCode> {
         reference.pooled.walkers,
         reference.pooled.stats.clone(),
         0.0,
+        share_above(&reference.pooled.lateral_acceleration_quantiles, crowdpatch::pace::TURN_ACCELERATION),
     ));
     let mut out = std::io::stdout().lock();
     if args.json {
         let json: Vec<_> = rows
             .iter()
-            .map(|(f, n, s, ks)| serde_json::json!({"file": f, "walkers": n, "stats": s, "speed_ks": ks}))
+            .map(|(f, n, s, ks, over)| {
+                serde_json::json!({"file": f, "walkers": n, "stats": s, "speed_ks": ks, "over_turn_bound": over})
+            })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
-        for (f, n, s, ks) in &rows {
+        for (f, n, s, ks, over) in &rows {
             writeln!(out, "{f}: {n} walkers, every {} s", s.sample_interval)?;
-            print_stats(&mut out, s, *ks)?;
+            print_stats(&mut out, s, *ks, *over)?;
         }
     }
     Ok(ExitCode::from(if failed { EXIT_ERROR } else { EXIT_OK }))
@@ -141,9 +145,22 @@ fn glb_trajectories(path: &Path, dt: f64) -> anyhow::Result<crowdpatch::realism:
     Ok(t)
 }
 
-fn print_stats(out: &mut impl Write, s: &CrowdStats, ks: f64) -> std::io::Result<()> {
+/// Share of a distribution above `x`, from its percentile table (to 1 %).
+fn share_above(quantiles: &[f64], x: f64) -> f64 {
+    let n = quantiles.len().saturating_sub(1).max(1);
+    quantiles.iter().skip(1).filter(|&&q| q > x).count() as f64 / n as f64
+}
+
+fn print_stats(out: &mut impl Write, s: &CrowdStats, ks: f64, over: f64) -> std::io::Result<()> {
     writeln!(out, "  speed [m/s]       median (p5–p95, max) {}   KS to the reference {ks:.3}", describe(&s.speed, 2))?;
     writeln!(out, "  turn rate [rad/s] median (p5–p95, max) {}", describe(&s.turn_rate, 2))?;
+    writeln!(
+        out,
+        "  ω·v [m/s²]        median (p5–p95, max) {}   above the turn bound ({} m/s²) {:.1} %",
+        describe(&s.lateral_acceleration, 2),
+        crowdpatch::pace::TURN_ACCELERATION,
+        100.0 * over
+    )?;
     writeln!(out, "  detour            median (p5–p95, max) {}", describe(&s.detour, 3))?;
     writeln!(out, "  nearest [m]       median (p5–p95, max) {}", describe(&s.nearest_neighbour, 2))
 }

@@ -99,9 +99,44 @@ pub fn apply(
                 false,
             ));
         }
+        Command::GeneratePatterns { density, flows, reference_speeds, seed } => {
+            let before = doc.sides.clone();
+            message = Some(generate_patterns(doc, density, flows, reference_speeds, seed));
+            changed = doc.sides != before;
+            *selection = Selection::None;
+        }
         other => return Err(other),
     }
     Ok(Edit { changed, message })
+}
+
+/// Replaces the sides of `doc` by generated lanes; returns what to tell the
+/// user, and whether it is an error (the document is then unchanged).
+fn generate_patterns(
+    doc: &mut PatchDocument,
+    density: f64,
+    flows: [f64; 4],
+    reference: bool,
+    seed: u64,
+) -> (String, bool) {
+    use crowdpatch::generate::{GenerateParams, Speeds, document, lanes};
+    let params = GenerateParams {
+        size: doc.size,
+        period: doc.period,
+        agent_radius: doc.agent_radius.unwrap_or(crowdpatch::model::DEFAULT_AGENT_RADIUS),
+        density,
+        flows: Side::ALL.iter().zip(flows).map(|(&s, f)| (s, f)).collect(),
+        speeds: if reference { Speeds::Reference } else { Speeds::Weidmann },
+        seed,
+    };
+    match lanes(&params) {
+        Ok(l) => {
+            let walkers: usize = l.iter().map(|x| x.per_period).sum();
+            doc.sides = document(&l, &params, Some(doc)).sides;
+            (format!("generated {} lanes, {walkers} walkers per period, crossing at their own speed", l.len()), false)
+        }
+        Err(e) => (format!("cannot generate: {e}"), true),
+    }
 }
 
 /// Runs `f` on `doc` and tells whether it changed one of `sides` (the only

@@ -63,6 +63,19 @@ pub enum Command {
     ClearSide(Side),
     /// North := mirror(south), west := mirror(east): the patch tiles with itself.
     MakeTileable,
+    /// Replaces the four sides by patterns generated at human pace
+    /// (`crowdpatch::generate`): straight lanes whose walkers cross at
+    /// their own speed, tiling with themselves.
+    GeneratePatterns {
+        /// Mean walkers per square metre `[1/m²]`.
+        density: f64,
+        /// Share of the walkers heading towards south, east, north, west.
+        flows: [f64; 4],
+        /// Speeds of the real pedestrians of the reference (else Weidmann's).
+        reference_speeds: bool,
+        /// Seed of the draws.
+        seed: u64,
+    },
     /// Starts a bake of the current document.
     Bake,
     /// Cancels the running bake.
@@ -108,6 +121,7 @@ impl Command {
                 | Command::InlineSide(_)
                 | Command::ClearSide(_)
                 | Command::MakeTileable
+                | Command::GeneratePatterns { .. }
         )
     }
 }

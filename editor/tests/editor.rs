@@ -626,3 +626,35 @@ fn a_parameter_edit_makes_the_bake_stale_and_the_title_dirty_and_undo_clean_agai
     assert!(h.query_by_label(&title).is_some());
     assert!(h.query_by_label_contains(stale).is_none());
 }
+
+#[test]
+fn the_pattern_generator_fills_the_four_sides_with_lanes_that_tile_and_undo_takes_it_back() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    let before = h.state().doc().clone();
+    h.get_by_label("Generate at human pace").click();
+    h.run();
+    h.get_by_label("Generate the four sides").click();
+    h.run();
+    let doc = h.state().doc().clone();
+    assert_ne!(doc.sides, before.sides);
+    // Every generated point carries its walker's speed, and the patch tiles
+    // with itself.
+    let base = ws.path().join("patches");
+    for side in Side::ALL {
+        let d = doc.sides.get(side).expect("a generated side");
+        for p in d.entries.iter().flatten().chain(d.exits.iter().flatten()) {
+            let v = p.velocity.expect("a velocity");
+            assert!((0.45..=2.1).contains(&v[0].hypot(v[1])), "{v:?}");
+        }
+        assert!(edit::seam_mismatches(&doc, side, &base, 1e-6).is_empty(), "{side:?}");
+    }
+    assert!(h.state().derived.problems.is_empty(), "{:?}", h.state().derived.problems);
+    // One undo step restores the sides.
+    h.state_mut().run_command(Command::Undo);
+    h.run();
+    assert_eq!(h.state().doc().sides, before.sides);
+}

@@ -469,6 +469,10 @@ pub struct CrowdStats {
     /// Heading change between consecutive moving intervals over the
     /// sampling interval `[rad/s]`.
     pub turn_rate: Distribution,
+    /// Turn rate times the mean speed of the two intervals: the lateral
+    /// acceleration of each turn `[m/s²]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub lateral_acceleration: Distribution,
     /// Path length over the straight distance between a walker's first and
     /// last samples (walkers going 2 m or more) `[1]`.
     pub detour: Distribution,
@@ -499,6 +503,18 @@ pub struct RealismMetrics {
     pub floor_speed: Distribution,
     /// Each exogenous walker's preferred walking speed `[m/s]`.
     pub preferred_speed: Distribution,
+    /// The turn bound: lateral acceleration `[m/s²]` above which a turn is
+    /// sharper than real pedestrians make at that speed (`ω > a / v`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub turn_bound: f64,
+    /// Share of the turns above the turn bound, sampled at the reference's
+    /// interval `[1]` (the real pedestrians: 1 % by the bound's definition).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub over_turn_bound: f64,
+    /// Share of the turns above the turn bound as a glTF player shows them,
+    /// sampled at 25 Hz `[1]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub over_turn_bound_played: f64,
 }
 
 /// The parameters every patch carries, from its document through the bake

@@ -290,16 +290,22 @@ fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> Vec<usize> {
     out
 }
 
-/// Turn rate `[rad/s]` above which a collision-free path is polished.
-pub const POLISH_TURN_RATE: f64 = 3.0;
+/// A collision-free path is polished where a turn's lateral acceleration
+/// (turn rate × speed, between control points) exceeds this many times
+/// [`crate::pace::TURN_ACCELERATION`]: the turn bound of real walkers, with
+/// room for the turns that sampling at 0.4 s smooths.
+pub const POLISH_TURN_FACTOR: f64 = 2.0;
 /// Half-width `[s]` of the window of control points a polish moves around an
 /// agent's worst turn.
 pub const POLISH_HALF_WINDOW: f64 = 1.5;
 
-/// The largest turn rate `[rad/s]` of a path ([`Path::turns`]) and the time
-/// of the control point where it happens.
+/// The largest lateral acceleration `[m/s²]` of a path's turns
+/// ([`Path::turns`]) and the time of the control point where it happens.
 fn worst_turn(path: &Path) -> (f64, f64) {
-    path.turns().into_iter().fold((0.0, path.start()), |best, t| if t.rate > best.0 { (t.rate, t.at) } else { best })
+    path.turns()
+        .into_iter()
+        .map(|t| (t.rate * t.speed, t.at))
+        .fold((0.0, path.start()), |best, t| if t.0 > best.0 { t } else { best })
 }
 
 /// Largest number of agents polished per patch.
@@ -320,7 +326,7 @@ fn polish(
     let score = |a: &Agent| {
         let (turn, at) = worst_turn(&a.path);
         let fast = crate::metrics::speed_stats(std::slice::from_ref(a), params.comfort_speed).max / u_max;
-        ((turn / POLISH_TURN_RATE).max(fast), at)
+        ((turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION)).max(fast), at)
     };
     let mut scored: Vec<(f64, usize, f64)> = agents
         .iter()

@@ -46,11 +46,18 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
     let entries = patch.crossings_of(Direction::Entry);
     let exits = patch.crossings_of(Direction::Exit);
     let router = Router::new(patch);
+    // The project's solvers first try a wider berth round obstacles, which
+    // leaves the smooth curve room to round the corners.
+    let wide = (patch.solver.method != SolverKind::Paper && !patch.obstacles.is_empty())
+        .then(|| Router::with_clearance(patch, patch.header.agent_radius + WIDE_BERTH));
     let mut notes = Vec::new();
     let mut agents = Vec::new();
     for pair in pairs {
         let (e, x) = (entries[pair.entry], exits[pair.exit]);
-        let (path, note) = exogenous_path(patch, &router, &e, &x);
+        let (path, note) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
+            Some((path, None)) if path.points.len() > 4 || !has_kinks(&path) => (path, None),
+            _ => exogenous_path(patch, &router, &e, &x),
+        };
         if let Some(message) = note {
             notes.push(InitialNote { agent: agents.len(), message });
         }
@@ -138,6 +145,13 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
                 &route[1..route.len() - 1],
                 slowest,
                 (r, l),
+                &|p| {
+                    patch
+                        .obstacles
+                        .iter()
+                        .map(|o| crate::geometry::obstacle_signed_distance(p, o).0)
+                        .fold(f64::INFINITY, f64::min)
+                },
             )
         })
         .flatten()
@@ -153,6 +167,20 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     points[n - 1].kind = PointKind::Stub;
     points.push(ControlPoint { p: x.position, t: t_out, kind: PointKind::Boundary });
     (Path { points, looped: false }, note)
+}
+
+/// Clearance `[m]` beyond r that the project's solvers first route with
+/// round obstacles (people keep a wider berth than the 10 cm the tight
+/// route allows).
+pub const WIDE_BERTH: f64 = 0.45;
+
+/// Whether a path turns by more than 0.3 rad at some control point (a
+/// route that fell back to straight legs).
+fn has_kinks(path: &Path) -> bool {
+    path.points.windows(3).any(|w| {
+        let (a, b) = (w[1].p - w[0].p, w[2].p - w[1].p);
+        a.norm() > 1e-6 && b.norm() > 1e-6 && a.angle(&b) > 0.3
+    })
 }
 
 /// The seed paper's extra periods: above `fast_factor × u_cft`, the `k`

@@ -135,9 +135,9 @@ impl Profile {
 
 /// The speed profile of a walk of `length` `[m]` in `time` `[s]` from stub
 /// speed `a` to stub speed `b` `[m/s]`, cruising no slower than `slowest`
-/// (else with a wait half-way); `None` when the walk is too short for the
-/// ramps.
-fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64) -> Option<Profile> {
+/// (else with a wait after fraction `wait_at ∈ [0, 1]` of the cruise);
+/// `None` when the walk is too short for the ramps.
+fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64, wait_at: f64) -> Option<Profile> {
     let tau = RAMP_TIME.min(time / 4.0);
     let cruise = (length - tau * (a + b) / 2.0) / (time - tau);
     if !cruise.is_finite() || cruise <= 0.0 {
@@ -146,8 +146,8 @@ fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64) -> Option<Profi
     if cruise >= slowest {
         return Some(Profile { pieces: vec![(tau, a, cruise), (time - 2.0 * tau, cruise, cruise), (tau, cruise, b)] });
     }
-    // Walk at `slowest`, stopping half-way: ramps of tau at both ends and
-    // into and out of the stop.
+    // Walk at `slowest`, stopping after `wait_at` of the cruise: ramps of
+    // tau at both ends and into and out of the stop.
     let u = slowest;
     let ramps = tau * (a + u) / 2.0 + tau * u + tau * (u + b) / 2.0;
     let cruise_time = (length - ramps) / u;
@@ -155,18 +155,43 @@ fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64) -> Option<Profi
     if cruise_time < 0.0 || wait < 0.0 {
         return Some(Profile { pieces: vec![(tau, a, cruise), (time - 2.0 * tau, cruise, cruise), (tau, cruise, b)] });
     }
-    let half = cruise_time / 2.0;
+    let before = cruise_time * wait_at.clamp(0.0, 1.0);
     Some(Profile {
         pieces: vec![
             (tau, a, u),
-            (half, u, u),
+            (before, u, u),
             (tau, u, 0.0),
             (wait, 0.0, 0.0),
             (tau, 0.0, u),
-            (half, u, u),
+            (cruise_time - before, u, u),
             (tau, u, b),
         ],
     })
+}
+
+/// Where along its cruise a waiting walker stops: candidates from 20 % to
+/// 80 % of the cruise; the one with the most clearance from obstacles (up
+/// to [`WAIT_CLEARANCE`]; people wait out of the way, not at the edge of a
+/// fountain that everyone walks round), the nearest half-way among equals.
+const WAIT_CANDIDATES: [f64; 7] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
+
+/// Clearance from obstacles `[m]` beyond which a place to wait is as good
+/// as any other.
+pub const WAIT_CLEARANCE: f64 = 2.0;
+
+impl Profile {
+    /// Time `[s]` from the start at which the walker stands still, if it
+    /// waits.
+    fn wait_start(&self) -> Option<f64> {
+        let mut t = 0.0;
+        for &(d, a, b) in &self.pieces {
+            if a == 0.0 && b == 0.0 && d > 0.0 {
+                return Some(t);
+            }
+            t += d;
+        }
+        None
+    }
 }
 
 /// The free control points of a walk from stub end `(q_e, v_e, t_a)` to
@@ -174,14 +199,17 @@ fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64) -> Option<Profi
 /// times `[s]`) through the inner waypoints `via`, kept inside `[r, L − r]²`
 /// (`bounds = (r, L)`): the points after `q_e` up to `q_x` (inclusive, at
 /// `t_b`). `slowest` `[m/s]` is the slowest cruise before the walker waits
-/// instead. `None` when the time is too short for the speed ramps (the
-/// caller then walks the route at constant speed).
+/// instead, where `clearance(p)` (distance `[m]` from `p` to the nearest
+/// obstacle) is largest ([`WAIT_CANDIDATES`]). `None` when the time is too
+/// short for the speed ramps (the caller then walks the route at constant
+/// speed).
 pub fn paced_route(
     (q_e, v_e, t_a): (Vec2, Vec2, f64),
     (q_x, v_x, t_b): (Vec2, Vec2, f64),
     via: &[Vec2],
     slowest: f64,
     (r, l): (f64, f64),
+    clearance: &dyn Fn(Vec2) -> f64,
 ) -> Option<Vec<ControlPoint>> {
     let mut w = vec![q_e];
     w.extend_from_slice(via);
@@ -192,7 +220,20 @@ pub fn paced_route(
     }
     let curve = Curve::through(&w, v_e, v_x);
     let time = t_b - t_a;
-    let prof = profile(curve.length(), time, v_e.norm(), v_x.norm(), slowest)?;
+    let (a, b) = (v_e.norm(), v_x.norm());
+    let mut prof = profile(curve.length(), time, a, b, slowest, 0.5)?;
+    if prof.wait_start().is_some() {
+        let mut best = f64::NEG_INFINITY;
+        for at in WAIT_CANDIDATES {
+            let Some(p) = profile(curve.length(), time, a, b, slowest, at) else { continue };
+            let stop = p.distance(p.wait_start().unwrap_or(0.0)) * curve.length() / p.distance(time).max(1e-12);
+            let room = clearance(curve.at(stop)).min(WAIT_CLEARANCE);
+            // Strictly better only: the earlier candidates are nearer half-way.
+            if room > best + 1e-3 {
+                (best, prof) = (room, p);
+            }
+        }
+    }
     let scale = curve.length() / prof.distance(time).max(1e-12);
     let mut out: Vec<ControlPoint> = Vec::new();
     let (mut last_p, mut last_t) = (q_e, t_a);
@@ -242,7 +283,7 @@ mod tests {
         for (len, time, a, b, slowest) in
             [(12.0, 10.0, 1.3, 1.3, 0.6), (12.0, 30.0, 1.3, 1.0, 0.6), (3.0, 4.0, 1.5, 0.4, 0.6)]
         {
-            let p = profile(len, time, a, b, slowest).unwrap();
+            let p = profile(len, time, a, b, slowest, 0.5).unwrap();
             let total: f64 = p.pieces.iter().map(|x| x.0).sum();
             assert!((total - time).abs() < 1e-9);
             assert!((p.distance(time) - len).abs() < 1e-9, "{} vs {len}", p.distance(time));
@@ -258,7 +299,7 @@ mod tests {
     fn a_walker_with_time_to_spare_walks_straight_and_waits() {
         let (q_e, q_x) = (Vec2::new(1.0, 0.3), Vec2::new(1.0, 15.7));
         let v = Vec2::new(0.0, 1.3);
-        let pts = paced_route((q_e, v, 0.0), (q_x, v, 40.0), &[], 0.7, (0.3, 16.0)).unwrap();
+        let pts = paced_route((q_e, v, 0.0), (q_x, v, 40.0), &[], 0.7, (0.3, 16.0), &|_| f64::INFINITY).unwrap();
         // Straight: every point on x = 1.
         assert!(pts.iter().all(|c| (c.p.x - 1.0).abs() < 1e-9));
         // Never faster than the stub speed, and a wait (zero speed) exists.
@@ -269,12 +310,46 @@ mod tests {
     }
 
     #[test]
+    fn a_walker_waits_out_of_the_way_of_an_obstacle() {
+        // A fountain of radius 1 m beside the half-way point (8, 8): the
+        // wait moves along the walk to where it has 2 m of room.
+        let (q_e, q_x) = (Vec2::new(0.3, 8.0), Vec2::new(15.7, 8.0));
+        let v = Vec2::new(1.3, 0.0);
+        let fountain = |p: Vec2| (p - Vec2::new(8.0, 9.5)).norm() - 1.0;
+        let pts = paced_route((q_e, v, 0.0), (q_x, v, 40.0), &[], 0.7, (0.3, 16.0), &fountain).unwrap();
+        let s = speeds((q_e, 0.0), &pts);
+        let mut prev = q_e;
+        let mut waits = Vec::new();
+        for (c, v) in pts.iter().zip(&s) {
+            if *v < 1e-6 {
+                waits.push(prev);
+            }
+            prev = c.p;
+        }
+        assert!(!waits.is_empty(), "no wait: {s:?}");
+        for w in waits {
+            assert!(fountain(w) >= WAIT_CLEARANCE - 1e-9, "waits at {w:?}, {} m from the fountain", fountain(w));
+        }
+        // Still the whole walk in the whole time.
+        assert_eq!(pts.last().unwrap().t, 40.0);
+        assert_eq!(pts.last().unwrap().p, q_x);
+    }
+
+    #[test]
     fn turning_between_stubs_is_gradual() {
         // Enter going north, leave going east: a quarter turn spread over the walk.
         let q_e = Vec2::new(3.0, 0.3);
         let q_x = Vec2::new(15.7, 12.0);
-        let pts = paced_route((q_e, Vec2::new(0.0, 1.3), 0.0), (q_x, Vec2::new(1.3, 0.0), 14.0), &[], 0.7, (0.3, 16.0))
-            .unwrap();
+        let open = |_: Vec2| f64::INFINITY;
+        let pts = paced_route(
+            (q_e, Vec2::new(0.0, 1.3), 0.0),
+            (q_x, Vec2::new(1.3, 0.0), 14.0),
+            &[],
+            0.7,
+            (0.3, 16.0),
+            &open,
+        )
+        .unwrap();
         let mut prev = (q_e, 0.0, std::f64::consts::FRAC_PI_2);
         for c in &pts {
             let d = c.p - prev.0;

@@ -17,10 +17,15 @@ pub(super) struct Router<'a> {
 }
 
 impl<'a> Router<'a> {
+    /// A router keeping agent centres `r + 0.1` m from obstacles.
     pub(super) fn new(patch: &'a Patch) -> Router<'a> {
+        Router::with_clearance(patch, patch.header.agent_radius + 0.1)
+    }
+
+    /// A router keeping agent centres `clearance` `[m]` from obstacles.
+    pub(super) fn with_clearance(patch: &'a Patch, clearance: f64) -> Router<'a> {
         let r = patch.header.agent_radius;
         let l = patch.header.size;
-        let clearance = r + 0.1;
         let h = 0.2_f64.min((l - 2.0 * r) / 8.0).max(1e-3);
         let n = (((l - 2.0 * r) / h).floor() as usize + 1).min(2000);
         let mut blocked = vec![false; n * n];

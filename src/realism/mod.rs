@@ -69,16 +69,23 @@ pub fn sample_path(path: &Path, dt: f64) -> Vec<[f64; 2]> {
         .collect()
 }
 
-/// Turn rates `[rad/s]` of the paths as a player shows them at `rate` `[Hz]`
-/// (linear between path keys, as the baked translation samplers are), with
-/// the definitions of [`crowd`].
-pub fn played_turn_rates(agents: &[Agent], rate: f64) -> Vec<f64> {
+/// The speed, turn-rate and detour samples of the paths as a player shows
+/// them at `rate` `[Hz]`, with the definitions of [`crowd`] (no
+/// nearest-neighbour samples).
+pub fn played_samples(agents: &[Agent], rate: f64) -> CrowdSamples {
     let dt = 1.0 / rate;
     let mut c = CrowdSamples::default();
     for a in agents {
         c.add_track(&sample_path(&a.path, dt), dt);
     }
-    c.turn_rate
+    c
+}
+
+/// Share of `lateral_accelerations` `[m/s²]` above
+/// [`crate::pace::TURN_ACCELERATION`] (0 when there are none).
+pub fn over_turn_bound(lateral_accelerations: &[f64]) -> f64 {
+    let over = lateral_accelerations.iter().filter(|&&a| a > crate::pace::TURN_ACCELERATION).count();
+    over as f64 / lateral_accelerations.len().max(1) as f64
 }
 
 /// The floor speed `[m/s]` of each exogenous agent: the straight distance
@@ -107,9 +114,13 @@ pub fn compute_against(patch: &Patch, agents: &[Agent], reference: &Reference) -
     let crowd = samples.summary(SAMPLE_INTERVAL);
     let speed_ks = crowd::ks_distance(&samples.speed, &reference.pooled.speed_quantiles).unwrap_or(1.0);
     let mut preferred: Vec<f64> = agents.iter().filter(|a| a.entry.is_some()).map(|a| a.preferred_speed).collect();
+    let mut played = played_samples(agents, PLAYED_RATE);
     RealismMetrics {
         crowd,
-        turn_rate_played: distribution(&mut played_turn_rates(agents, PLAYED_RATE)),
+        turn_rate_played: distribution(&mut played.turn_rate),
+        turn_bound: crate::pace::TURN_ACCELERATION,
+        over_turn_bound: over_turn_bound(&samples.lateral_acceleration),
+        over_turn_bound_played: over_turn_bound(&played.lateral_acceleration),
         speed_ks,
         reference: reference.pooled.name.clone(),
         floor_speed: distribution(&mut floor_speeds(agents)),

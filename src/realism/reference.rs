@@ -42,6 +42,32 @@ pub struct ReferenceSet {
     /// Speed percentiles 0, 1, …, 100 `[m/s]`, for distances between
     /// speed distributions.
     pub speed_quantiles: Vec<f64>,
+    /// Turn-rate percentiles 0, 1, …, 100 `[rad/s]`.
+    pub turn_rate_quantiles: Vec<f64>,
+    /// Detour percentiles 0, 1, …, 100 `[1]`.
+    pub detour_quantiles: Vec<f64>,
+    /// Nearest-neighbour distance percentiles 0, 1, …, 100 `[m]`.
+    pub nearest_neighbour_quantiles: Vec<f64>,
+    /// Lateral-acceleration percentiles 0, 1, …, 100 `[m/s²]`.
+    #[serde(default)]
+    pub lateral_acceleration_quantiles: Vec<f64>,
+}
+
+impl ReferenceSet {
+    fn of(name: String, pooled: bool, walkers: usize, samples: &CrowdSamples, dt: f64) -> ReferenceSet {
+        ReferenceSet {
+            source: source_of(&name).to_string(),
+            pooled,
+            walkers,
+            stats: samples.summary(dt),
+            speed_quantiles: quantile_table(&samples.speed),
+            turn_rate_quantiles: quantile_table(&samples.turn_rate),
+            detour_quantiles: quantile_table(&samples.detour),
+            nearest_neighbour_quantiles: quantile_table(&samples.nearest_neighbour),
+            lateral_acceleration_quantiles: quantile_table(&samples.lateral_acceleration),
+            name,
+        }
+    }
 }
 
 /// The reference table: every set, and the pooled one.
@@ -269,34 +295,18 @@ pub fn build_reference(files: &[&Path]) -> Result<Reference, TrajectoryError> {
         let include = name != "eth";
         let samples = t.samples();
         if include {
-            pooled.speed.extend(&samples.speed);
-            pooled.turn_rate.extend(&samples.turn_rate);
-            pooled.detour.extend(&samples.detour);
-            pooled.nearest_neighbour.extend(&samples.nearest_neighbour);
+            pooled.append(&samples);
             dt = t.sample_interval;
             walkers += t.walkers;
         }
-        sets.push(ReferenceSet {
-            source: source_of(&name).to_string(),
-            pooled: include,
-            walkers: t.walkers,
-            stats: samples.summary(t.sample_interval),
-            speed_quantiles: quantile_table(&samples.speed),
-            name,
-        });
+        sets.push(ReferenceSet::of(name, include, t.walkers, &samples, t.sample_interval));
     }
-    let pooled = ReferenceSet {
-        name: "pooled".into(),
-        source: "every set above but eth, samples together".into(),
-        pooled: true,
-        walkers,
-        stats: pooled.summary(dt),
-        speed_quantiles: quantile_table(&pooled.speed),
-    };
+    let mut pooled = ReferenceSet::of("pooled".into(), true, walkers, &pooled, dt);
+    pooled.source = "every set above but eth, samples together".into();
     Ok(Reference {
         note: "Statistics of the ETH and UCY pedestrian trajectory sets (Social-STGCNN redistribution), computed by \
                `crowdpatch realism --write-reference`: speeds, turn rates, detours and nearest-neighbour distances \
-               sampled every 0.4 s (docs/design.md \"Realism\"). Derived numbers only."
+               sampled every 0.4 s, and the lateral acceleration of each turn (turn rate × speed) (docs/design.md \"Realism\"). Derived numbers only."
             .into(),
         sets,
         pooled,
@@ -377,6 +387,12 @@ mod tests {
         // Real walkers: a median speed between 0.5 and 1.5 m/s, straight paths.
         assert!((0.5..1.5).contains(&r.pooled.stats.speed.p50), "{:?}", r.pooled.stats.speed);
         assert!(r.pooled.stats.detour.p50 < 1.05);
+        // The turn bound is the pooled 99th percentile of ω·v (rounded).
+        let p99 = r.pooled.lateral_acceleration_quantiles[99];
+        assert!((p99 / crate::pace::TURN_ACCELERATION - 1.0).abs() < 0.03, "{p99}");
+        // ω·v is a lateral acceleration: never above ω_max·v_max of the set.
+        let s = &r.pooled.stats;
+        assert!(s.lateral_acceleration.max <= s.turn_rate.max * s.speed.max + 1e-9);
     }
 
     /// The shipped numbers are what the shared data gives (when present).

@@ -24,18 +24,45 @@ pub struct LibraryPanel {
     entries: Vec<LibraryEntry>,
     /// The side the buttons apply to.
     side: Side,
+    /// The pattern generator's settings.
+    pub generator: Generator,
+}
+
+/// Settings of the pattern generator (`crowdpatch::generate`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generator {
+    /// Mean walkers per square metre `[1/m²]`.
+    pub density: f64,
+    /// Shares of the walkers heading towards south, east, north, west.
+    pub flows: [f64; 4],
+    /// Real pedestrians' speeds (else Weidmann's free walking speeds).
+    pub reference_speeds: bool,
+    /// Seed of the draws.
+    pub seed: u64,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator { density: 0.08, flows: [1.0; 4], reference_speeds: true, seed: 0 }
+    }
 }
 
 impl LibraryPanel {
     /// The library of `dir`.
     pub fn new(dir: PathBuf) -> LibraryPanel {
-        LibraryPanel { text: dir.display().to_string(), entries: library::scan(&dir), dir, side: Side::South }
+        LibraryPanel {
+            text: dir.display().to_string(),
+            entries: library::scan(&dir),
+            dir,
+            side: Side::South,
+            generator: Generator::default(),
+        }
     }
 
     /// Shows the library of `dir` (another document was opened).
     pub fn show_dir(&mut self, dir: PathBuf) {
-        let side = self.side;
-        *self = LibraryPanel { side, ..LibraryPanel::new(dir) };
+        let (side, generator) = (self.side, self.generator.clone());
+        *self = LibraryPanel { side, generator, ..LibraryPanel::new(dir) };
     }
 
     /// Reads the folder again.
@@ -111,6 +138,44 @@ impl LibraryPanel {
         if ui.button(format!("Save the {side} side as a pattern…")).clicked() {
             cx.commands.push(Command::SaveSideAsPattern { side, file: PathBuf::new() });
         }
+        self.generator_ui(ui, cx);
+    }
+
+    /// The pattern generator: density, flows and speeds, and a button that
+    /// replaces the four sides.
+    fn generator_ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
+        let g = &mut self.generator;
+        egui::CollapsingHeader::new("Generate at human pace").id_salt("generator").default_open(false).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("Density");
+                ui.add(egui::DragValue::new(&mut g.density).range(0.005..=1.0).speed(0.005).suffix(" /m²"));
+            });
+            ui.horizontal(|ui| {
+                ui.label("Towards");
+                for (k, side) in Side::ALL.iter().enumerate() {
+                    ui.label(side.name());
+                    ui.add(egui::DragValue::new(&mut g.flows[k]).range(0.0..=10.0).speed(0.05));
+                }
+            });
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut g.reference_speeds, "real pedestrians' speeds")
+                    .on_hover_text("Walking speeds of the ETH/UCY reference; off: Weidmann's 1.34 ± 0.26 m/s");
+                ui.label("Seed");
+                ui.add(egui::DragValue::new(&mut g.seed));
+            });
+            if ui
+                .button("Generate the four sides")
+                .on_hover_text("Straight lanes whose walkers cross at their own speed; the patch tiles with itself")
+                .clicked()
+            {
+                cx.commands.push(Command::GeneratePatterns {
+                    density: g.density,
+                    flows: g.flows,
+                    reference_speeds: g.reference_speeds,
+                    seed: g.seed,
+                });
+            }
+        });
     }
 
     /// Draws the sides section: each side's points and source.

@@ -19,6 +19,7 @@ impl MetricsPanel {
             return;
         };
         grid(ui, r);
+        realism(ui, r);
         if !r.bake.remaining.is_empty() {
             ui.label("Remaining collisions (click to see):");
             let list: Vec<(usize, String, f64)> =
@@ -93,6 +94,61 @@ fn grid(ui: &mut Ui, r: &BakeResult) {
                 "{:.0} ms (collisions {:.0} ms, smoothing {:.0} ms)",
                 t.total_ms, t.collision_removal_ms, t.smoothing_ms
             ),
+            false,
+        );
+    });
+}
+
+/// Like real pedestrians? The realism figures of the bake next to the
+/// shipped reference (pooled ETH/UCY), every 0.4 s.
+fn realism(ui: &mut Ui, r: &BakeResult) {
+    let Some(m) = &r.bake.metrics.realism else { return };
+    let real = &crowdpatch::realism::reference::Reference::shipped_ref().pooled.stats;
+    ui.label(RichText::new("Like real pedestrians? (medians, every 0.4 s)").strong());
+    egui::Grid::new("realism").num_columns(3).striped(true).show(ui, |ui| {
+        ui.label("");
+        ui.label(RichText::new("this bake").weak());
+        ui.label(RichText::new("real").weak());
+        ui.end_row();
+        let mut row = |k: &str, ours: String, theirs: String, bad: bool| {
+            ui.label(k);
+            if bad {
+                ui.colored_label(view::WARNING, ours);
+            } else {
+                ui.label(ours);
+            }
+            ui.label(theirs);
+            ui.end_row();
+        };
+        row(
+            "speed",
+            format!("{:.2} m/s (p95 {:.2})", m.crowd.speed.p50, m.crowd.speed.p95),
+            format!("{:.2} m/s (p95 {:.2})", real.speed.p50, real.speed.p95),
+            m.crowd.speed.p95 > 1.9,
+        );
+        row(
+            "floor / preferred",
+            format!("{:.2} / {:.2} m/s", m.floor_speed.p50, m.preferred_speed.p50),
+            String::new(),
+            m.floor_speed.p95 > 1.9,
+        );
+        row("speed KS distance", format!("{:.2}", m.speed_ks), String::new(), false);
+        row(
+            "detour",
+            format!("{:.3}", m.crowd.detour.p50),
+            format!("{:.3}", real.detour.p50),
+            m.crowd.detour.p50 > 1.03,
+        );
+        row(
+            "turn rate p95",
+            format!("{:.2} rad/s (25 Hz {:.2})", m.crowd.turn_rate.p95, m.turn_rate_played.p95),
+            format!("{:.2} rad/s", real.turn_rate.p95),
+            false,
+        );
+        row(
+            "nearest neighbour",
+            format!("{:.2} m (p5 {:.2})", m.crowd.nearest_neighbour.p50, m.crowd.nearest_neighbour.p5),
+            format!("{:.2} m (p5 {:.2})", real.nearest_neighbour.p50, real.nearest_neighbour.p5),
             false,
         );
     });

@@ -129,6 +129,41 @@ fn downsample(big: &[u8], width: usize, height: usize) -> Vec<u8> {
     out
 }
 
+/// Stacks 8-bit RGB PNG images (as this crate renders them) top to bottom,
+/// left-aligned on white, into one PNG.
+///
+/// # Errors
+/// [`PngError::Decode`] for an image that is not 8-bit RGB; size limits as
+/// for any figure.
+pub fn stack(images: &[&[u8]]) -> Result<Vec<u8>, PngError> {
+    let mut parts = Vec::new();
+    for bytes in images {
+        let decoder = png::Decoder::new(std::io::Cursor::new(*bytes));
+        let mut reader = decoder.read_info().map_err(|e| PngError::Decode { source: Some(e) })?;
+        let mut buf = vec![0u8; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).map_err(|e| PngError::Decode { source: Some(e) })?;
+        if info.color_type != png::ColorType::Rgb || info.bit_depth != png::BitDepth::Eight {
+            return Err(PngError::Decode { source: None });
+        }
+        buf.truncate(info.buffer_size());
+        parts.push((info.width, info.height, buf));
+    }
+    let width = parts.iter().map(|p| p.0).max().unwrap_or(1);
+    let height: u32 = parts.iter().map(|p| p.1).sum::<u32>().max(1);
+    check_size(width, height, 1, 1)?;
+    let mut out = vec![255u8; width as usize * height as usize * 3];
+    let mut y0 = 0usize;
+    for (w, h, buf) in &parts {
+        for row in 0..*h as usize {
+            let src = &buf[row * *w as usize * 3..(row + 1) * *w as usize * 3];
+            let at = ((y0 + row) * width as usize) * 3;
+            out[at..at + src.len()].copy_from_slice(src);
+        }
+        y0 += *h as usize;
+    }
+    encode_png(&out, width, height)
+}
+
 /// Encodes 8-bit RGB pixels as PNG.
 fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PngError> {
     let mut bytes = Vec::new();

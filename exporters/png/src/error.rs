@@ -79,4 +79,11 @@ pub enum PngError {
         #[source]
         source: png::EncodingError,
     },
+    /// A figure to stack under another is not an 8-bit RGB PNG.
+    #[error("a figure to stack is not an 8-bit RGB PNG")]
+    Decode {
+        /// The decoder's error, if it failed.
+        #[source]
+        source: Option<png::DecodingError>,
+    },
 }

@@ -59,6 +59,7 @@ pub mod preview;
 mod scatter;
 mod stages;
 
+pub use canvas::stack;
 pub use colour::time_colour;
 pub use crowdpatch_runtime::format::{Obstacle, Side};
 pub use error::PngError;

@@ -42,6 +42,9 @@ pub struct LinePanel {
     pub bands: Vec<Band>,
     /// Vertical marks at these x values.
     pub marks: Vec<f64>,
+    /// Legend in the bottom right corner (where a cumulative distribution
+    /// leaves room) instead of the top right.
+    pub legend_bottom: bool,
 }
 
 /// A named polyline.
@@ -174,10 +177,16 @@ fn draw_panel(c: &mut Canvas<'_>, panel: &LinePanel, area: Rect) -> Result<(), P
     c.text(&panel.title, (left + right) / 2.0, area.y0 + 26.0, PANEL_TITLE, Font::Sans, Align::Center, INK, true)?;
     c.text(&panel.x_label, (left + right) / 2.0, bottom + 38.0, LABEL, Font::Sans, Align::Center, INK, false)?;
     c.text_up(&panel.y_label, area.x0 + 18.0, (top + bottom) / 2.0, LABEL, Font::Sans, INK)?;
-    // Legend, top right.
+    // Legend, top or bottom right, on white.
     let named: Vec<&LineSeries> = panel.series.iter().filter(|s| !s.name.is_empty()).collect();
+    let first = if panel.legend_bottom { bottom - 10.0 - 18.0 * (named.len() as f64 - 1.0) } else { top + 16.0 };
+    let widest = named.iter().map(|s| c.text_width(&s.name, Font::Sans, LABEL)).fold(0.0, f64::max);
+    if !named.is_empty() {
+        let (x0, y0) = (right - 14.0 - widest - 32.0, first - 16.0);
+        c.fill_rect([x0, y0], [right - 4.0, first + 18.0 * (named.len() as f64 - 1.0) + 6.0], [255, 255, 255])?;
+    }
     for (k, s) in named.iter().enumerate() {
-        let y = top + 16.0 + 18.0 * k as f64;
+        let y = first + 18.0 * k as f64;
         let tw = c.text_width(&s.name, Font::Sans, LABEL);
         let x = right - 14.0 - tw;
         c.segment([x - 26.0, y - 4.0], [x - 6.0, y - 4.0], 3.0, s.colour)?;
@@ -203,6 +212,7 @@ mod tests {
             }],
             bands: vec![Band { x: [0.1, 0.4], colour: [31, 119, 180], strip: [0.0, 0.1] }],
             marks: vec![0.1, 0.6],
+            legend_bottom: false,
         };
         let chart = LineChart {
             title: "foot heights".into(),

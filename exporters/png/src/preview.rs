@@ -1,14 +1,20 @@
 //! The PNG preview of a bake (feature `bake`): its stages side by side, as
 //! the seed paper's Figure 7 — (a) matched paths, (b) after collision
 //! removal, (c) smoothed — coloured by time, with obstacles, boundary points,
-//! remaining collisions and a caption of the metrics. The command line's
-//! `bake --preview` and the editor's PNG export draw the same figure.
+//! remaining collisions and a caption of the metrics — and under them the
+//! realism chart (how the walkers compare with real pedestrians). The
+//! command line's `bake --preview` and the editor's PNG export draw the same
+//! figure.
 
+use crate::canvas::stack;
 use crate::error::PngError;
+use crate::lines::{LineChart, LinePanel, LineSeries, render_lines};
 use crate::stages::{CrossingMark, PanelPath, StagePanel, StagesFigure, render_stages};
 use crowdpatch::bake::Bake;
 use crowdpatch::model::Direction;
 use crowdpatch::path::Agent;
+use crowdpatch::realism;
+use crowdpatch::realism::reference::Reference;
 
 fn panel_paths(agents: &[Agent], straight: bool) -> Vec<PanelPath> {
     agents
@@ -135,10 +141,108 @@ pub fn figure(bake: &Bake) -> StagesFigure {
     }
 }
 
-/// PNG bytes of the preview.
+/// The realism chart of a bake (docs/design.md "Realism"): the cumulative
+/// distributions of its walkers' speed, turn rate, detour and
+/// nearest-neighbour distance every 0.4 s next to the real pedestrians of
+/// the shipped reference (pooled ETH/UCY), and, for the speed, the floor the
+/// boundary conditions impose and the walkers' preferred speeds.
+pub fn realism_chart(bake: &Bake) -> LineChart {
+    let reference = Reference::shipped_ref();
+    let pooled = &reference.pooled;
+    let samples = realism::bake_samples(&bake.patch, &bake.agents, realism::SAMPLE_INTERVAL);
+    let cdf = |v: &[f64], (lo, cap): (f64, f64)| -> Vec<[f64; 2]> {
+        let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        s.sort_by(f64::total_cmp);
+        let n = s.len().max(1) as f64;
+        let mut pts = vec![[lo, 0.0]];
+        for (i, x) in s.iter().enumerate() {
+            let x = x.min(cap);
+            pts.push([x, i as f64 / n]);
+            pts.push([x, (i + 1) as f64 / n]);
+        }
+        pts.push([cap, 1.0]);
+        pts
+    };
+    let table = |q: &[f64], (lo, cap): (f64, f64)| -> Vec<[f64; 2]> {
+        let n = q.len().saturating_sub(1).max(1) as f64;
+        q.iter().enumerate().map(|(k, x)| [x.clamp(lo, cap), k as f64 / n]).collect()
+    };
+    const BAKE: [u8; 3] = [20, 20, 20];
+    const REAL: [u8; 3] = [31, 119, 180];
+    const FLOOR: [u8; 3] = [230, 120, 20];
+    const PREFERRED: [u8; 3] = [44, 160, 44];
+    let panel = |title: &str, x_label: &str, ours: &[f64], real: &[f64], range: (f64, f64)| LinePanel {
+        title: title.into(),
+        x_label: x_label.into(),
+        y_label: "share of samples".into(),
+        series: vec![
+            LineSeries {
+                name: format!("real pedestrians ({})", pooled.name),
+                colour: REAL,
+                points: table(real, range),
+            },
+            LineSeries { name: "this bake".into(), colour: BAKE, points: cdf(ours, range) },
+        ],
+        legend_bottom: true,
+        ..LinePanel::default()
+    };
+    let mut speed = panel("speed", "speed [m/s]", &samples.speed, &pooled.speed_quantiles, (0.0, 2.5));
+    speed.series.push(LineSeries {
+        name: "floor (straight walks)".into(),
+        colour: FLOOR,
+        points: cdf(&realism::floor_speeds(&bake.agents), (0.0, 2.5)),
+    });
+    let preferred: Vec<f64> = bake.agents.iter().filter(|a| a.entry.is_some()).map(|a| a.preferred_speed).collect();
+    speed.series.push(LineSeries { name: "preferred".into(), colour: PREFERRED, points: cdf(&preferred, (0.0, 2.5)) });
+    let m = bake.metrics.realism.clone().unwrap_or_default();
+    LineChart {
+        title: format!(
+            "{}: like real pedestrians? speed KS distance {:.2}; medians: speed {:.2} m/s (real {:.2}, floor {:.2}), \
+             turn rate {:.2} rad/s (real {:.2}), detour {:.3} (real {:.3}), nearest {:.2} m (real {:.2}); every {} s",
+            bake.patch.header.name,
+            m.speed_ks,
+            m.crowd.speed.p50,
+            pooled.stats.speed.p50,
+            m.floor_speed.p50,
+            m.crowd.turn_rate.p50,
+            pooled.stats.turn_rate.p50,
+            m.crowd.detour.p50,
+            pooled.stats.detour.p50,
+            m.crowd.nearest_neighbour.p50,
+            pooled.stats.nearest_neighbour.p50,
+            realism::SAMPLE_INTERVAL,
+        ),
+        panels: vec![
+            speed,
+            panel("turn rate", "turn rate [rad/s]", &samples.turn_rate, &pooled.turn_rate_quantiles, (0.0, 2.0)),
+            panel(
+                "detour (path length / straight distance)",
+                "detour",
+                &samples.detour,
+                &pooled.detour_quantiles,
+                (1.0, 1.3),
+            ),
+            panel(
+                "nearest neighbour",
+                "distance [m]",
+                &samples.nearest_neighbour,
+                &pooled.nearest_neighbour_quantiles,
+                (0.0, 6.0),
+            ),
+        ],
+        columns: 4,
+        panel_width_px: 450,
+        panel_height_px: 300,
+    }
+}
+
+/// PNG bytes of the preview: the stages figure with the realism chart
+/// under it.
 ///
 /// # Errors
-/// As [`render_stages`].
+/// As [`render_stages`] and [`render_lines`].
 pub fn render(bake: &Bake) -> Result<Vec<u8>, PngError> {
-    render_stages(&figure(bake))
+    let stages = render_stages(&figure(bake))?;
+    let chart = render_lines(&realism_chart(bake))?;
+    stack(&[&stages, &chart])
 }
