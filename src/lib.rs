@@ -59,6 +59,7 @@ pub mod proximity;
 pub mod report;
 pub mod smoothing;
 pub mod stats;
+pub mod tridiagonal;
 pub mod validate;
 
 pub use bake::{Bake, BakeError, BakeObserver, BakeOptions, BakeOverrides, Silent, Stage, bake, bake_with};
