@@ -165,7 +165,8 @@ mod tests {
             for n in (1..40).chain([100, 257, 600]) {
                 for _ in 0..5 {
                     let (sub, diag, sup, rhs) = system(n, cyclic, &mut rng);
-                    let got = if cyclic { solve_cyclic(&sub, &diag, &sup, &rhs) } else { solve(&sub, &diag, &sup, &rhs) };
+                    let got =
+                        if cyclic { solve_cyclic(&sub, &diag, &sup, &rhs) } else { solve(&sub, &diag, &sup, &rhs) };
                     let lu = dense(&sub, &diag, &sup, cyclic).lu();
                     for c in 0..2 {
                         let b = DVector::from_iterator(n, rhs.iter().map(|v| v[c]));
@@ -195,8 +196,20 @@ mod tests {
             let (sub, diag, sup, rhs) = system(n, cyclic, &mut rng);
             let x = if cyclic { solve_cyclic(&sub, &diag, &sup, &rhs) } else { solve(&sub, &diag, &sup, &rhs) };
             for i in 0..n {
-                let prev = if i > 0 { x[i - 1] } else if cyclic { x[n - 1] } else { Vec2::zeros() };
-                let next = if i + 1 < n { x[i + 1] } else if cyclic { x[0] } else { Vec2::zeros() };
+                let prev = if i > 0 {
+                    x[i - 1]
+                } else if cyclic {
+                    x[n - 1]
+                } else {
+                    Vec2::zeros()
+                };
+                let next = if i + 1 < n {
+                    x[i + 1]
+                } else if cyclic {
+                    x[0]
+                } else {
+                    Vec2::zeros()
+                };
                 let row = prev * sub[i] + x[i] * diag[i] + next * sup[i];
                 assert!((row - rhs[i]).norm() < 1e-9, "row {i} of {n} (cyclic {cyclic})");
             }

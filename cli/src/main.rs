@@ -7,13 +7,14 @@
 //! `crowdpatch-runtime`, the exporters) doing the work.
 //!
 //! Exit codes ([`exit`]): 0 success; 1 baked, but collisions remain; 2 bad
-//! input or error.
+//! input or error; 130 interrupted (Ctrl-C, SIGTERM; temporary files removed).
 
 mod bake;
 mod bench;
 mod character;
 mod compose;
 mod exit;
+mod output;
 mod validate;
 mod work;
 
@@ -70,6 +71,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    output::install_signal_handler()?;
     match cli.command {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),

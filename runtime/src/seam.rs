@@ -298,7 +298,8 @@ impl AgentEnds {
                 exits.push((exit, k));
             }
         }
-        let order = |a: &(PointRef, usize), b: &(PointRef, usize)| point_key(&a.0).cmp(&point_key(&b.0)).then(a.1.cmp(&b.1));
+        let order =
+            |a: &(PointRef, usize), b: &(PointRef, usize)| point_key(&a.0).cmp(&point_key(&b.0)).then(a.1.cmp(&b.1));
         entries.sort_by(order);
         exits.sort_by(order);
         AgentEnds { entries, exits }
