@@ -1,6 +1,7 @@
 //! `crowdpatch bench --protocol opt --variant raw|separated --solver NAME… --out DIR`
 
-use crate::exit::EXIT_OK;
+use crate::exit::{EXIT_ERROR, EXIT_OK};
+use crate::output;
 use crate::work;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -86,7 +87,15 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let mut solvers: Vec<SolverKind> =
         if args.solver.is_empty() { SolverKind::ALL.to_vec() } else { args.solver.clone() };
     solvers.dedup();
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let mut plan = output::Plan::new();
+    plan.dir("--out", &args.out);
+    for name in ["bench.csv", "summary.json", "figure6.png"] {
+        plan.output("--out", &args.out.join(name));
+    }
+    if output::refuse(&plan.check(), "nothing was run") {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    plan.create_dirs()?;
 
     // Tasks interleave the solvers so that they share the machine's load alike.
     let tasks: Vec<(usize, usize, SolverKind)> =
@@ -115,8 +124,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         csv.push('\n');
     }
     let csv_path = args.out.join("bench.csv");
-    crowdpatch::io::write_atomic(&csv_path, csv.as_bytes())
-        .with_context(|| format!("writing {}", csv_path.display()))?;
+    output::write(&csv_path, csv.as_bytes()).with_context(|| format!("writing {}", csv_path.display()))?;
 
     // summary.json
     let summary = summarise(&protocol, &solvers, &rows);
@@ -130,13 +138,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     });
     let json_path = args.out.join("summary.json");
     let text = serde_json::to_string_pretty(&json).context("serialising the summary")? + "\n";
-    crowdpatch::io::write_atomic(&json_path, text.as_bytes())
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    output::write(&json_path, text.as_bytes()).with_context(|| format!("writing {}", json_path.display()))?;
 
     // figure6.png
     let png = render_scatter(&figure6(&protocol, &solvers, &rows)).context("drawing figure6.png")?;
     let png_path = args.out.join("figure6.png");
-    crowdpatch::io::write_atomic(&png_path, &png).with_context(|| format!("writing {}", png_path.display()))?;
+    output::write(&png_path, &png).with_context(|| format!("writing {}", png_path.display()))?;
 
     if !args.quiet {
         println!("{}", table(&summary));
