@@ -163,8 +163,9 @@ mod tests {
     fn random_boxes(n: usize, spread: f64, size: f64, rng: &mut ChaCha8Rng) -> Vec<Aabb> {
         (0..n)
             .map(|_| {
-                let (x, y) = (rng.random_range(0.0..spread), rng.random_range(0.0..spread));
-                let (w, h) = (rng.random_range(0.0..size), rng.random_range(0.0..size));
+                let mut draw = |hi: f64| if hi > 0.0 { rng.random_range(0.0..hi) } else { 0.0 };
+                let (x, y) = (draw(spread), draw(spread));
+                let (w, h) = (draw(size), draw(size));
                 [x, y, x + w, y + h]
             })
             .collect()

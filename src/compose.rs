@@ -654,7 +654,7 @@ mod tests {
 
     fn map(grid: &[&str]) -> Map {
         let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let library = load_library(&base.join("patterns"), 16.0, 10.0).unwrap();
+        let library = load_library(&base.join("patterns"), 16.0, 10.0, &mut Vec::new()).unwrap();
         let rows = grid.len();
         let columns = grid[0].len();
         let mut cells = vec![None; rows * columns];
@@ -680,6 +680,7 @@ mod tests {
             columns,
             rows,
             cells,
+            inputs: vec![],
         }
     }
 

@@ -18,6 +18,11 @@ pub enum ProtocolArg {
     /// The seed paper's §4: L = 16 m, π = 10 s, r = 0.3 m, n = 1..50 pairs,
     /// 20 seeded runs each (1000 patches).
     Opt,
+    /// Growth: bake time and peak memory against patch size (n = 10…400
+    /// pairs, L = 16…64 m) and compose time and memory against map size
+    /// (10²…200² cells), each command run in a child process; writes
+    /// growth.csv, growth.md (tables and log–log slopes) and growth.png.
+    Growth,
 }
 
 /// Arguments of `crowdpatch bench`.
@@ -28,7 +33,8 @@ pub enum ProtocolArg {
                         points — the seed paper's Figure 6 — one colour per solver).\n\n\
                         Examples:\n  crowdpatch bench --protocol opt --variant separated --out bench/separated\n  \
                         crowdpatch bench --protocol opt --variant raw --solver paper default --out bench/raw\n  \
-                        crowdpatch bench --solver default --n-max 20 --runs 5 --out /tmp/quick")]
+                        crowdpatch bench --solver default --n-max 20 --runs 5 --out /tmp/quick\n  \
+                        crowdpatch bench --protocol growth --out bench/growth")]
 pub struct BenchArgs {
     /// The protocol.
     #[arg(long, value_enum, default_value = "opt")]
@@ -69,6 +75,14 @@ pub struct BenchArgs {
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+
+    /// Growth protocol: small sizes only (a smoke run).
+    #[arg(long)]
+    quick: bool,
+
+    /// Growth protocol: how the bakes animate their agents.
+    #[arg(long, value_enum, default_value = "skeletal")]
+    animation: crate::bake::AnimationArg,
 }
 
 /// Runs `bench`.
@@ -81,7 +95,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             args.n_max
         );
     }
-    let ProtocolArg::Opt = args.protocol;
+    if let ProtocolArg::Growth = args.protocol {
+        let sizes = if args.quick { crate::growth::Sizes::quick() } else { crate::growth::Sizes::full() };
+        let animation = match args.animation {
+            crate::bake::AnimationArg::Skeletal => "skeletal",
+            crate::bake::AnimationArg::None => "none",
+        };
+        return crate::growth::run(&args.out, &sizes, animation, args.quiet);
+    }
     let variant = args.variant;
     let protocol = Protocol { n_min: args.n_min, n_max: args.n_max, runs: args.runs, ..Protocol::opt(variant) };
     let mut solvers: Vec<SolverKind> =

@@ -14,6 +14,7 @@ mod bench;
 mod character;
 mod compose;
 mod exit;
+mod growth;
 mod output;
 mod validate;
 mod work;
@@ -58,7 +59,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    growth::report_peak_memory();
+    match result {
         Ok(code) => code,
         Err(e) => {
             if exit::is_broken_pipe(&e) {

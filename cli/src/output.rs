@@ -13,6 +13,11 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
+/// When set to a number of milliseconds (at most 60 000), every output
+/// waits that long between writing its temporary file and renaming it: the
+/// window a test interrupts to check that nothing is left behind.
+pub const WRITE_DELAY_ENV: &str = "CROWDPATCH_WRITE_DELAY_MS";
+
 /// Exit code after an interrupt (Ctrl-C, SIGTERM): 128 + SIGINT.
 pub const EXIT_INTERRUPTED: i32 = 130;
 
@@ -84,6 +89,9 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         }
         tmp.as_file_mut().write_all(bytes)?;
         tmp.as_file().sync_all()?;
+        if let Some(ms) = std::env::var(WRITE_DELAY_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms.min(60_000)));
+        }
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     })();
@@ -314,7 +322,10 @@ mod tests {
         assert!(text.contains("hard.glb: is the input PATCH"), "{text}");
         assert!(text.contains("is also --preview"), "{text}");
         assert!(text.contains("missing does not exist"), "{text}");
-        assert_eq!(problems.len(), 4, "{text}");
+        // The hard link is also the first output; `sub/..` cannot be walked.
+        assert!(text.contains("hard.glb: is the same file as -o"), "{text}");
+        assert!(text.contains("sub/.. does not exist"), "{text}");
+        assert_eq!(problems.len(), 6, "{text}");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 2, "nothing created: {names:?}");
     }
