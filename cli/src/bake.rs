@@ -63,9 +63,9 @@ pub struct BakeArgs {
     #[command(flatten)]
     animation: AnimationArgs,
 
-    /// Patches baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Patches baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -214,7 +214,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     // 2. Bake in parallel with a progress bar (one bake: its stages).
     let single = jobs.len() == 1;
     let bar = if single { work::stage_bar(args.quiet) } else { work::progress_bar(jobs.len(), "patches", args.quiet) };
-    let workers = work::Workers::new(args.jobs)?;
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let outcomes: Vec<Outcome> =
         workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, &bar, single) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },

@@ -68,9 +68,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 2000)]
     paper_cap: usize,
 
-    /// Patches baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Patches baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -123,7 +123,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         protocol.cases().into_iter().flat_map(|(n, run)| solvers.iter().map(move |&s| (n, run, s))).collect();
     let bar = work::progress_bar(tasks.len(), "patches·solvers", args.quiet);
     let load_before = load_average();
-    let workers = work::Workers::new(args.jobs)?;
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let threads = workers.threads();
     let start = Instant::now();
     let mut rows: Vec<CaseResult> = workers.map(&tasks, &bar, |&(n, run, s)| {

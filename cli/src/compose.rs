@@ -43,9 +43,9 @@ pub struct ComposeArgs {
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
-    /// Tiles baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Tiles baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -229,7 +229,7 @@ fn bake_tiles(
         })
         .collect();
     let bar = work::progress_bar(to_bake.len(), "tiles", args.quiet);
-    let workers = work::Workers::new(args.jobs)?;
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let results: Vec<anyhow::Result<bool>> = workers.map(&to_bake, &bar, |&k| {
         let tile = &composition.tiles[k];
         let mut observer = Progress { bar: &bar, name: tile.key.clone() };

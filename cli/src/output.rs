@@ -193,7 +193,7 @@ impl Plan {
 
     /// Every reason the plan cannot run, without creating anything: a
     /// directory that is a file or cannot be created; an output that is a
-    /// directory, is read-only, lies in a missing directory the command does
+    /// directory or another non-regular file (a device, a pipe), is read-only, lies in a missing directory the command does
     /// not create, or in one it cannot write; an output that is an input
     /// (same canonical path, or same device and inode: a hard or symbolic
     /// link); two outputs that are one file. Empty when it may run.
@@ -233,6 +233,11 @@ impl Plan {
             match std::fs::metadata(p) {
                 Ok(m) if m.is_dir() => {
                     out.push(format!("{shown}: is a directory; give a file name"));
+                    continue;
+                }
+                Ok(m) if !m.is_file() => {
+                    // A device, pipe or socket would be replaced by the rename.
+                    out.push(format!("{shown}: is not a regular file; give a file name"));
                     continue;
                 }
                 Ok(m) if m.permissions().readonly() => {

@@ -294,7 +294,8 @@ fn issue14_sigint_during_a_write_removes_the_temporary_and_keeps_the_previous_ou
             assert!(child.try_wait().unwrap().is_none(), "the bake ended early");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        // The shell's own `kill`: no procps needed.
+        let status = Command::new("sh").args(["-c", &format!("kill {signal} {}", child.id())]).status().unwrap();
         assert!(status.success());
         let out = child.wait_with_output().unwrap();
         let err = text(&out.stderr);
