@@ -10,18 +10,22 @@ use crowdpatch::problem::PROBLEMS_PER_KIND;
 use proptest::prelude::*;
 use std::path::Path;
 
+/// The points of the four sides: `(entries, exits)` of `(s, t)` each.
+type SidePoints = [(Vec<(f64, f64)>, Vec<(f64, f64)>); 4];
+/// `(entries, exits)` of one side.
+type OneSide = (Vec<(f64, f64)>, Vec<(f64, f64)>);
+
 /// A document's JSON from its parts: `points[side]` = (entries, exits) of
 /// `(s, t)`, obstacles as JSON values, endogenous waypoint lists.
-#[allow(clippy::type_complexity)]
 fn document(
     size: f64,
     period: f64,
-    points: &[(Vec<(f64, f64)>, Vec<(f64, f64)>); 4],
+    points: &SidePoints,
     obstacles: &[serde_json::Value],
     endogenous: &[Vec<([f64; 2], f64)>],
     solver: serde_json::Value,
 ) -> String {
-    let side = |(entries, exits): &(Vec<(f64, f64)>, Vec<(f64, f64)>)| {
+    let side = |(entries, exits): &OneSide| {
         let list =
             |v: &Vec<(f64, f64)>| v.iter().map(|&(s, t)| serde_json::json!({"s": s, "t": t})).collect::<Vec<_>>();
         serde_json::json!({"entries": list(entries), "exits": list(exits)})
@@ -170,7 +174,7 @@ proptest! {
         iterations in prop_oneof![Just(5000u64), Just(1_000_000_000u64)],
         seed in any::<u64>(),
     ) {
-        let points: [(Vec<(f64, f64)>, Vec<(f64, f64)>); 4] = std::array::from_fn(|k| {
+        let points: SidePoints = std::array::from_fn(|k| {
             let n = counts[k];
             let all = side_points(n, modes[k], size, period, seed.wrapping_add(k as u64));
             let (a, b) = all.split_at(n / 2);
