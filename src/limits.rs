@@ -24,7 +24,8 @@ use crate::problem::{FieldPath, Problem, Target};
 
 /// Largest document read `[bytes]` (patch, pattern, map): 16 MiB holds
 /// every limit below many times over (a boundary point is about 40 bytes of
-/// JSON), and parsing it takes well under a second.
+/// JSON), and reading one (380 000 points, 14 MB) takes under a second and
+/// 70 MB before its counts refuse it.
 pub const MAX_DOCUMENT_BYTES: u64 = 16 << 20;
 
 /// Largest number of boundary points (entries + exits) on one side. Half of
@@ -96,7 +97,9 @@ pub const MAX_JOINT_SAMPLES: f64 = 30.0e6;
 
 /// Largest estimated work of the `social-forces` solver, in agent-neighbour
 /// interactions (sweeps × time steps × agents × (agents + obstacles +
-/// ghosts)); about 13 ns each, so about two minutes at this limit.
+/// ghosts)); about 15 ns each (measured: 100 pairs on 32 m, 1.1 × 10⁸ in
+/// 1.5 s; 400 pairs on 64 m, 3.2 × 10⁹ in 52 s), so under three minutes at
+/// this limit.
 pub const MAX_SOCIAL_FORCE_WORK: f64 = 1.0e10;
 
 /// What a bake animates, for its budget: the character's joint count and
@@ -265,11 +268,7 @@ pub fn check_bake(patch: &Patch, animation: Option<&AnimationLoad>) -> Vec<Probl
             format!("= {} is more than {MAX_ITERATIONS}, the most a bake runs", s.max_iterations),
         ));
     }
-    if s.smoothing
-        && s.tack_interval.is_finite()
-        && s.tack_interval > 0.0
-        && pi / s.tack_interval > MAX_TACKS_PER_PERIOD
-    {
+    if s.tack_interval.is_finite() && s.tack_interval > 0.0 && pi / s.tack_interval > MAX_TACKS_PER_PERIOD {
         out.push(problem(
             field("solver.tack_interval"),
             Target::Document,
