@@ -98,7 +98,9 @@ pub fn run(out: &Path, sizes: &Sizes, animation: &str, quiet: bool) -> anyhow::R
         return Ok(ExitCode::from(EXIT_ERROR));
     }
     plan.create_dirs()?;
-    let work = tempfile::Builder::new().prefix(".crowdpatch-growth-").tempdir_in(out).context("a working directory")?;
+    // The documents, maps and outputs measured live in the system's
+    // temporary directory, never beside the results.
+    let work = tempfile::Builder::new().prefix("crowdpatch-growth-").tempdir().context("a working directory")?;
     let exe = std::env::current_exe().context("finding the crowdpatch executable")?;
     let mut rows = Vec::new();
     let say = |s: String| {
