@@ -242,6 +242,11 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
                         ));
                     }
                     template = PatchDocument { sides: Default::default(), name: None, ..t };
+                    // Every cell of the kind copies the template: its own
+                    // problems (and counts) are refused here, once.
+                    if let Err(found) = template.resolve(Some(&base.join(rel)), base) {
+                        problems.extend(found);
+                    }
                 }
                 Err(e) => problems.extend(e.problems()),
             }
