@@ -47,6 +47,9 @@ pub trait BakeObserver {
     fn cancelled(&self) -> bool {
         false
     }
+    /// Work done in the current stage: `done` of `total` units (agents of
+    /// the animation stage), for a progress bar with an ETA.
+    fn progress(&mut self, _done: usize, _total: usize) {}
 }
 
 /// An observer that ignores everything.
@@ -150,6 +153,27 @@ pub struct BakeOptions {
     pub skeletal: Option<std::sync::Arc<crate::animation::Skeletal>>,
 }
 
+impl BakeOptions {
+    /// What these options animate, for the bake's budget
+    /// ([`crate::limits::check_bake`]); `frame_rate_flag` names the setting
+    /// of the frame rate in messages (`--frame-rate`).
+    pub fn animation_load(&self, frame_rate_flag: &'static str) -> Option<crate::limits::AnimationLoad> {
+        self.skeletal.as_ref().map(|s| crate::limits::AnimationLoad {
+            joints: s.character.skeleton.len(),
+            frame_rate: s.frame_rate,
+            frame_rate_flag,
+        })
+    }
+}
+
+/// Everything a bake of `patch` with `options` refuses
+/// ([`crate::limits::check_bake`]): the one check `crowdpatch validate` runs
+/// and `crowdpatch bake` runs before any work. Empty when the bake may run.
+/// O(p + obstacles + agents).
+pub fn refusals(patch: &Patch, options: &BakeOptions, frame_rate_flag: &'static str) -> Vec<crate::problem::Problem> {
+    crate::limits::check_bake(patch, options.animation_load(frame_rate_flag).as_ref())
+}
+
 impl Bake {
     /// The baked patch (runtime format), see [`crate::baked::baked_patch`].
     pub fn baked(&self) -> BakedPatch {
@@ -176,6 +200,11 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
 
 /// Bakes a patch with options: [`bake`], then, with a character, stage 5
 /// (footstep planning and skeletal animation, [`crate::animation::animate`]).
+///
+/// The bake's cost is bounded by the limits of [`crate::limits`]: a caller
+/// with a document of unknown origin checks [`refusals`] first (the command
+/// line does, before any work; documents loaded by
+/// [`crate::document::load_patch`] already meet the count limits).
 ///
 /// # Errors
 /// [`BakeError::Cancelled`] when the observer cancels.
@@ -252,7 +281,9 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
             observer.stage(Stage::Animation);
             let baked: Vec<BakedAgent> =
                 agents.iter().map(|a| crate::baked::baked_agent(a, patch.header.period)).collect();
-            let out = crate::animation::animate(patch, &agents, &baked, sk);
+            let out = crate::animation::animate_with(patch, &agents, &baked, sk, &mut |done, total| {
+                observer.progress(done, total)
+            });
             timings.footsteps_ms = out.planning_ms;
             timings.animation_ms = out.synthesis_ms;
             metrics.foot_skate = Some(out.metrics.foot_skate);

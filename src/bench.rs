@@ -496,3 +496,58 @@ impl CaseResult {
         )
     }
 }
+
+/// The growth protocol (README "Growth", `crowdpatch bench --protocol
+/// growth`): how a bake's time and memory grow with the patch, and a
+/// compose's with the map. Its patch of `n` entry/exit pairs on an L × L
+/// patch (`size` `[m]`, π = 10 s, r = 0.3 m, u_cft = 1.33 m/s): the
+/// *separated* variant's points ([`Protocol::patch`], seed
+/// [`case_seed`]`(n, run)`), as a document with inline sides (default
+/// velocities).
+pub fn growth_patch(n: usize, size: f64, run: usize) -> crate::model::PatchDocument {
+    let protocol = Protocol { size, ..Protocol::opt(Variant::Separated) };
+    let patch = protocol.patch(n, run);
+    let mut doc = crate::model::PatchDocument::new(size, protocol.period);
+    doc.name = Some(format!("growth-L{size}-n{n}-run{run}"));
+    doc.seed = Some(patch.header.seed);
+    for side in Side::ALL {
+        let p = &patch.sides[side];
+        if p.entries.is_empty() && p.exits.is_empty() {
+            continue;
+        }
+        // Default velocities: the inline (patch-frame) points are the same.
+        *doc.sides.slot_mut(side) = Some(crate::model::SideDocument {
+            entries: Some(p.entries.clone()),
+            exits: Some(p.exits.clone()),
+            ..Default::default()
+        });
+    }
+    doc
+}
+
+/// The growth protocol's map: `cells × cells` street cells (density 0.09
+/// agents/m², L = 16 m, π = 10 s, seed 7) whose pattern library `patterns/`
+/// holds two balanced random patterns of 5 and 2 entries (drawn with seed
+/// `seed`, [`crate::compose::random_pattern`]); returns the map's JSON text
+/// and the library as `(file name, pattern)`.
+pub fn growth_map(cells: usize, seed: u64) -> (String, Vec<(String, Pattern)>) {
+    let (l, pi, r, u) = (16.0, 10.0, 0.3, 1.33);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let library = [5, 2]
+        .iter()
+        .map(|&n| (format!("street-{n}.pattern.json"), crate::compose::random_pattern(n, l, pi, r, u, &mut rng)))
+        .collect();
+    let row = "#".repeat(cells);
+    let map = serde_json::json!({
+        "format": 1,
+        "name": format!("streets-{cells}x{cells}"),
+        "size": l,
+        "period": pi,
+        "seed": 7,
+        "patterns": "patterns",
+        "kinds": { "street": { "density": 0.09 } },
+        "legend": { "#": "street" },
+        "grid": vec![row; cells],
+    });
+    (serde_json::to_string_pretty(&map).expect("a map serialises") + "\n", library)
+}

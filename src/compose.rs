@@ -125,6 +125,9 @@ pub struct Map {
     pub rows: usize,
     /// Kind index of each cell, row-major from the south-west; `None` empty.
     pub cells: Vec<Option<usize>>,
+    /// Every file the map was read from: the map, its templates and every
+    /// pattern file of its library (outputs must not overwrite them).
+    pub inputs: Vec<PathBuf>,
 }
 
 impl Map {
@@ -151,9 +154,24 @@ fn field(name: &str) -> FieldPath {
 /// a kind, unreadable templates or patterns, patterns of another L or π, a
 /// library without a balanced pattern.
 pub fn load_map(path: &Path) -> Result<Map, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
+    let text = crate::document::read_text(path)?;
     let doc: MapDocument = serde_json::from_str(&text)
         .map_err(|e| LoadError::Invalid { problems: vec![problem(path, FieldPath::new(), e.to_string())] })?;
+    load_map_document(path, doc).map_err(|problems| LoadError::Invalid { problems: crate::problem::capped(problems) })
+}
+
+/// Largest number of cells of a map (512²). Composing costs about 1 ms and
+/// 4 KB per walkable cell once its tiles are baked (linear: README
+/// "Growth"), so the largest map composes in minutes and about a gigabyte.
+pub const MAX_MAP_CELLS: usize = 512 * 512;
+
+/// Largest number of pattern files read from a map's library.
+pub const MAX_LIBRARY_PATTERNS: usize = 256;
+
+/// Largest number of cell kinds of a map (each may read a template).
+pub const MAX_KINDS: usize = 64;
+
+fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut problems = Vec::new();
     if doc.format != MAP_FORMAT {
@@ -163,15 +181,42 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
             format!("= {} is not supported (this crowdpatch reads {MAP_FORMAT})", doc.format),
         ));
     }
-    if !(doc.size.is_finite() && doc.size > 0.0 && doc.size <= 1e4) {
-        problems.push(problem(path, field("size"), format!("= {} must be in (0, 10000] [m]", doc.size)));
+    let (size, period) = (crate::validate::SIZE_RANGE, crate::validate::PERIOD_RANGE);
+    if !(doc.size.is_finite() && (size.0..=size.1).contains(&doc.size)) {
+        problems.push(problem(path, field("size"), format!("= {} is not in [{}, {}] [m]", doc.size, size.0, size.1)));
     }
-    if !(doc.period.is_finite() && doc.period > 0.0 && doc.period <= 1e4) {
-        problems.push(problem(path, field("period"), format!("= {} must be in (0, 10000] [s]", doc.period)));
+    if !(doc.period.is_finite() && (period.0..=period.1).contains(&doc.period)) {
+        problems.push(problem(
+            path,
+            field("period"),
+            format!("= {} is not in [{}, {}] [s]", doc.period, period.0, period.1),
+        ));
+    }
+    let cells = doc.grid.len().saturating_mul(doc.grid.first().map_or(0, |r| r.chars().count()));
+    if cells > MAX_MAP_CELLS || doc.grid.len() > MAX_MAP_CELLS {
+        problems.push(problem(
+            path,
+            field("grid"),
+            format!(
+                "has {} rows of {} cells ({cells} cells); a map has at most {MAX_MAP_CELLS} (512 × 512)",
+                doc.grid.len(),
+                doc.grid.first().map_or(0, |r| r.chars().count())
+            ),
+        ));
+        return Err(problems);
+    }
+    if doc.kinds.len() > MAX_KINDS {
+        problems.push(problem(
+            path,
+            field("kinds"),
+            format!("has {} kinds; a map has at most {MAX_KINDS}", doc.kinds.len()),
+        ));
+        return Err(problems);
     }
     let kinds: Vec<String> = doc.kinds.keys().cloned().collect();
     let mut flow = Vec::new();
     let mut templates = Vec::new();
+    let mut inputs = vec![path.to_path_buf()];
     for (name, kind) in &doc.kinds {
         if !(kind.density.is_finite() && (0.0..=2.0).contains(&kind.density)) {
             problems.push(problem(
@@ -182,6 +227,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         }
         let mut template = PatchDocument::new(doc.size, doc.period);
         if let Some(rel) = &kind.template {
+            inputs.push(base.join(rel));
             match read_patch_document(&base.join(rel)) {
                 Ok((t, unknown)) => {
                     problems.extend(unknown);
@@ -196,6 +242,11 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
                         ));
                     }
                     template = PatchDocument { sides: Default::default(), name: None, ..t };
+                    // Every cell of the kind copies the template: its own
+                    // problems (and counts) are refused here, once.
+                    if let Err(found) = template.resolve(Some(&base.join(rel)), base) {
+                        problems.extend(found);
+                    }
                 }
                 Err(e) => problems.extend(e.problems()),
             }
@@ -244,7 +295,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
             }
         }
     }
-    let library = match load_library(&base.join(&doc.patterns), doc.size, doc.period) {
+    let library = match load_library(&base.join(&doc.patterns), doc.size, doc.period, &mut inputs) {
         Ok(l) if l.is_empty() => {
             problems.push(problem(
                 path,
@@ -260,7 +311,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         }
     };
     if !problems.is_empty() {
-        return Err(LoadError::Invalid { problems });
+        return Err(problems);
     }
     Ok(Map {
         file: path.to_path_buf(),
@@ -275,19 +326,39 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
         columns,
         rows,
         cells,
+        inputs,
     })
 }
 
 /// The balanced patterns of a library directory of matching L and π, sorted
 /// by file name. Unbalanced patterns (one-way flows) are left out: compose
 /// keeps every patch balanced by using balanced patterns only.
-fn load_library(dir: &Path, size: f64, period: f64) -> Result<Vec<(PathBuf, Pattern)>, LoadError> {
+fn load_library(
+    dir: &Path,
+    size: f64,
+    period: f64,
+    read: &mut Vec<PathBuf>,
+) -> Result<Vec<(PathBuf, Pattern)>, LoadError> {
     let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Io { file: dir.to_path_buf(), source })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".pattern.json"))
+        .take(MAX_LIBRARY_PATTERNS + 1)
         .collect();
+    if files.len() > MAX_LIBRARY_PATTERNS {
+        return Err(LoadError::Invalid {
+            problems: vec![
+                Problem::new(
+                    FieldPath::new(),
+                    Target::Document,
+                    format!("holds more than {MAX_LIBRARY_PATTERNS} pattern files, the most a map's library may"),
+                )
+                .in_file(Some(dir.to_path_buf())),
+            ],
+        });
+    }
     files.sort();
+    read.extend(files.iter().cloned());
     let mut out = Vec::new();
     for f in files {
         let p = load_pattern(&f)?;
@@ -595,7 +666,7 @@ mod tests {
 
     fn map(grid: &[&str]) -> Map {
         let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let library = load_library(&base.join("patterns"), 16.0, 10.0).unwrap();
+        let library = load_library(&base.join("patterns"), 16.0, 10.0, &mut Vec::new()).unwrap();
         let rows = grid.len();
         let columns = grid[0].len();
         let mut cells = vec![None; rows * columns];
@@ -621,6 +692,7 @@ mod tests {
             columns,
             rows,
             cells,
+            inputs: vec![],
         }
     }
 

@@ -73,7 +73,7 @@ impl PatchDocument {
             solver: self.solver.clone(),
         };
         problems.extend(crate::validate::validate_patch(&patch));
-        let problems: Vec<Problem> = problems.into_iter().map(|p| p.in_file(file.map(Path::to_path_buf))).collect();
+        let problems = crate::problem::capped(problems.into_iter().map(|p| p.in_file(file.map(Path::to_path_buf))));
         if problems.is_empty() { Ok(patch) } else { Err(problems) }
     }
 
@@ -176,14 +176,42 @@ pub fn load_patch(path: &Path) -> Result<Patch, LoadError> {
                 }
                 Ok(patch)
             } else {
-                Err(LoadError::Invalid { problems })
+                Err(LoadError::Invalid { problems: crate::problem::capped(problems) })
             }
         }
         Err(more) => {
             problems.extend(more);
-            Err(LoadError::Invalid { problems })
+            Err(LoadError::Invalid { problems: crate::problem::capped(problems) })
         }
     }
+}
+
+/// Reads a document's text, refusing a file larger than
+/// [`crate::limits::MAX_DOCUMENT_BYTES`] (without reading it whole) or not
+/// UTF-8. O(bytes).
+///
+/// # Errors
+/// [`LoadError::Io`] when unreadable, [`LoadError::Invalid`] when too large.
+pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    use std::io::Read;
+    let io = |source| LoadError::Io { file: path.to_path_buf(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let max = crate::limits::MAX_DOCUMENT_BYTES;
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(LoadError::Invalid {
+            problems: vec![
+                Problem::new(
+                    FieldPath::new(),
+                    Target::Document,
+                    format!("is larger than {} MiB, the largest document read", max >> 20),
+                )
+                .in_file(Some(path.to_path_buf())),
+            ],
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 /// Reads a patch document without resolving it, returning the unknown-field
@@ -192,7 +220,7 @@ pub fn load_patch(path: &Path) -> Result<Patch, LoadError> {
 /// # Errors
 /// Unreadable file or malformed JSON.
 pub fn read_patch_document(path: &Path) -> Result<(PatchDocument, Vec<Problem>), LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
+    let text = read_text(path)?;
     let in_file = |p: Problem| p.in_file(Some(path.to_path_buf()));
     let (doc, unknown) =
         PatchDocument::from_json(&text).map_err(|p| LoadError::Invalid { problems: vec![in_file(p)] })?;
@@ -215,7 +243,7 @@ pub fn file_stem(path: &Path) -> String {
 /// # Errors
 /// As [`load_patch`].
 pub fn load_pattern(path: &Path) -> Result<Pattern, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { file: path.to_path_buf(), source })?;
+    let text = read_text(path)?;
     let in_file = |p: Problem| p.in_file(Some(path.to_path_buf()));
     // A pattern file's targets are its own points; a patch re-anchors them.
     let (file, unknown): (PatternFile, Vec<Problem>) =
@@ -236,7 +264,7 @@ pub fn load_pattern(path: &Path) -> Result<Pattern, LoadError> {
         }
         Ok(pattern)
     } else {
-        Err(LoadError::Invalid { problems })
+        Err(LoadError::Invalid { problems: crate::problem::capped(problems) })
     }
 }
 

@@ -73,6 +73,38 @@ impl FieldPath {
         matches!(self.segments.first(), Some(Segment::Field(f)) if f == name)
     }
 
+    /// The path with every array index written `[…]`: the *kind* of value it
+    /// names (`sides.east.entries[…].t`), which problem lists group by.
+    ///
+    /// ```
+    /// use crowdpatch::field_path::FieldPath;
+    /// let p = FieldPath::new().field("sides").field("east").field("entries").index(3).field("t");
+    /// assert_eq!(p.pattern(), "sides.east.entries[…].t");
+    /// ```
+    pub fn pattern(&self) -> String {
+        let mut out = String::new();
+        let mut first = true;
+        for s in &self.segments {
+            match s {
+                Segment::Field(name) => {
+                    if !first {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Segment::Index(_) => out.push_str("[…]"),
+                Segment::Inside(None) => out.push_str(": "),
+                Segment::Inside(Some(r)) => {
+                    out.push_str(" (");
+                    out.push_str(r);
+                    out.push_str("): ");
+                }
+            }
+            first = matches!(s, Segment::Inside(_));
+        }
+        out
+    }
+
     fn with(&self, segment: Segment) -> FieldPath {
         let mut segments = self.segments.clone();
         segments.push(segment);

@@ -126,6 +126,148 @@ impl fmt::Display for Problem {
     }
 }
 
+/// How many problems of one kind (one [`FieldPath::pattern`], one kind of
+/// [`Target`], one file) a list keeps; the rest are counted and summed up in
+/// one closing problem, "and M more …". 20 keeps a terminal readable and
+/// still shows the shape of a mistake repeated over thousands of points.
+pub const PROBLEMS_PER_KIND: usize = 20;
+
+/// A list of problems that keeps the first [`PROBLEMS_PER_KIND`] of each
+/// kind and counts the others, so that a document repeating one mistake a
+/// million times costs a few kilobytes to report, not gigabytes. The editor,
+/// `validate` and `bake` all read their problems through it, so they list
+/// the same ones.
+///
+/// A kind is the file, the field path with its indices erased
+/// ([`FieldPath::pattern`]) and the kind of [`Target`].
+///
+/// Cost: O(path length) per problem pushed.
+///
+/// # Example
+/// ```
+/// use crowdpatch::problem::{FieldPath, Problem, ProblemList, Target, PROBLEMS_PER_KIND};
+/// let mut list = ProblemList::new();
+/// for i in 0..1000 {
+///     list.push(Problem::new(FieldPath::new().field("obstacles").index(i), Target::Obstacle(i), "is bad"));
+/// }
+/// let problems = list.into_vec();
+/// assert_eq!(problems.len(), PROBLEMS_PER_KIND + 1);
+/// assert!(problems.last().unwrap().message.contains("980 more"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ProblemList {
+    listed: Vec<Problem>,
+    /// Per kind: problems seen.
+    kinds: std::collections::HashMap<Kind, usize>,
+    /// Problems counted but not kept, per kind, in order of first overflow.
+    more: Vec<((Option<PathBuf>, String), usize)>,
+    more_index: std::collections::HashMap<Kind, usize>,
+}
+
+/// File, field-path pattern and kind of target.
+type Kind = (Option<PathBuf>, String, std::mem::Discriminant<Target>);
+
+impl ProblemList {
+    /// An empty list.
+    pub fn new() -> ProblemList {
+        ProblemList::default()
+    }
+
+    fn key(file: &Option<PathBuf>, path: &FieldPath, target: &Target) -> Kind {
+        (file.clone(), path.pattern(), std::mem::discriminant(target))
+    }
+
+    /// Whether a problem at `path` about `target` (in no file) would be
+    /// kept; if not, it is counted now. Lets a hot loop skip formatting a
+    /// message that would be dropped.
+    pub fn admits(&mut self, path: &FieldPath, target: &Target) -> bool {
+        self.admit(Self::key(&None, path, target))
+    }
+
+    fn admit(&mut self, key: Kind) -> bool {
+        let seen = self.kinds.entry(key.clone()).or_insert(0);
+        *seen += 1;
+        if *seen <= PROBLEMS_PER_KIND {
+            return true;
+        }
+        match self.more_index.get(&key) {
+            Some(&k) => self.more[k].1 += 1,
+            None => {
+                self.more_index.insert(key.clone(), self.more.len());
+                self.more.push(((key.0, key.1), 1));
+            }
+        }
+        false
+    }
+
+    /// Adds a problem (kept or counted).
+    pub fn push(&mut self, problem: Problem) {
+        if self.admit(Self::key(&problem.file, &problem.path, &problem.target)) {
+            self.listed.push(problem);
+        }
+    }
+
+    /// Adds a problem already admitted by [`ProblemList::admits`].
+    pub fn push_admitted(&mut self, problem: Problem) {
+        self.listed.push(problem);
+    }
+
+    /// Whether no problem was found.
+    pub fn is_empty(&self) -> bool {
+        self.listed.is_empty() && self.more.is_empty()
+    }
+
+    /// Every problem found, kept or counted.
+    pub fn len(&self) -> usize {
+        self.listed.len() + self.more.iter().map(|(_, n)| n).sum::<usize>()
+    }
+
+    /// The problems kept, in the order found.
+    pub fn iter(&self) -> impl Iterator<Item = &Problem> {
+        self.listed.iter()
+    }
+
+    /// The problems kept, then one per kind that overflowed: "and M more
+    /// problems at PATH[…] (the first 20 are listed)".
+    pub fn into_vec(self) -> Vec<Problem> {
+        let mut out = self.listed;
+        for ((file, pattern), n) in self.more {
+            let at = if pattern.is_empty() { String::new() } else { format!(" at {pattern}") };
+            out.push(
+                Problem::new(
+                    FieldPath::new(),
+                    Target::Document,
+                    format!("and {n} more problem(s){at} like the ones above (the first {PROBLEMS_PER_KIND} of each kind are listed)"),
+                )
+                .in_file(file),
+            );
+        }
+        out
+    }
+}
+
+impl Extend<Problem> for ProblemList {
+    fn extend<I: IntoIterator<Item = Problem>>(&mut self, iter: I) {
+        for p in iter {
+            self.push(p);
+        }
+    }
+}
+
+impl FromIterator<Problem> for ProblemList {
+    fn from_iter<I: IntoIterator<Item = Problem>>(iter: I) -> ProblemList {
+        let mut list = ProblemList::new();
+        list.extend(iter);
+        list
+    }
+}
+
+/// `problems` with at most [`PROBLEMS_PER_KIND`] of each kind, then one
+/// "and M more" per kind ([`ProblemList`]). O(problems).
+pub fn capped(problems: impl IntoIterator<Item = Problem>) -> Vec<Problem> {
+    problems.into_iter().collect::<ProblemList>().into_vec()
+}
+
 /// Why a document could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

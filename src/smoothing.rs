@@ -4,8 +4,8 @@
 //! endogenous agent) is sampled uniformly in time into *tacks*; a cubic
 //! spline in time `S(t) = a + bt + ct² + dt³` per tack interval (eq. 11) is
 //! fitted through them, C¹ (eq. 12; in fact C²) and clamped to the boundary
-//! velocities at the stub ends (periodic for a loop), by a Cholesky solve of
-//! its symmetric positive-definite moment system. The spline is then resampled
+//! velocities at the stub ends (periodic for a loop), by an O(n) solve of its
+//! tridiagonal (cyclic for a loop) moment system ([`crate::tridiagonal`]). The spline is then resampled
 //! by curvature — the sharper it turns the finer the samples — into a new
 //! polyline; a sample farther than the deviation threshold from the
 //! unsmoothed path, or outside the patch shrunk by r, is dropped. Finally the
@@ -18,7 +18,6 @@ use crate::geometry::Vec2;
 use crate::model::{Obstacle, Patch};
 use crate::path::{Agent, ControlPoint, Path, PointKind};
 use crate::proximity::{Contact, Ghost, Other};
-use nalgebra::{DMatrix, DVector};
 
 /// A cubic spline in time through knots, one coordinate per component.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +32,9 @@ pub struct Spline {
 
 impl Spline {
     /// Clamped cubic spline through `(t, p)` with first derivatives `v0` and
-    /// `v1` `[m/s]` at its ends. Solves the moment system by Cholesky
-    /// (symmetric, strictly diagonally dominant, hence positive definite).
+    /// `v1` `[m/s]` at its ends. Solves the tridiagonal moment system
+    /// (symmetric, strictly diagonally dominant) by the Thomas algorithm
+    /// ([`crate::tridiagonal::solve`]): time and memory O(n) in the knots.
     ///
     /// # Panics
     /// If fewer than two knots are given or times do not increase.
@@ -43,35 +43,32 @@ impl Spline {
         assert!(n >= 2 && p.len() == n, "a spline needs two knots or more");
         let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(h.iter().all(|h| *h > 0.0), "spline knots must increase in time");
-        let mut a = DMatrix::<f64>::zeros(n, n);
-        let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
+        let mut sub = vec![0.0; n];
+        let mut diag = vec![0.0; n];
+        let mut sup = vec![0.0; n];
+        let mut rhs = vec![Vec2::zeros(); n];
         for i in 0..n {
             if i > 0 {
-                a[(i, i)] += 2.0 * h[i - 1];
-                a[(i, i - 1)] = h[i - 1];
+                diag[i] += 2.0 * h[i - 1];
+                sub[i] = h[i - 1];
             }
             if i + 1 < n {
-                a[(i, i)] += 2.0 * h[i];
-                a[(i, i + 1)] = h[i];
+                diag[i] += 2.0 * h[i];
+                sup[i] = h[i];
             }
+            let right = if i + 1 < n { (p[i + 1] - p[i]) / h[i] } else { v1 };
+            let left = if i > 0 { (p[i] - p[i - 1]) / h[i - 1] } else { v0 };
+            rhs[i] = (right - left) * 6.0;
         }
-        for (c, r) in rhs.iter_mut().enumerate() {
-            let y: Vec<f64> = p.iter().map(|q| q[c]).collect();
-            for i in 0..n {
-                let right = if i + 1 < n { (y[i + 1] - y[i]) / h[i] } else { v1[c] };
-                let left = if i > 0 { (y[i] - y[i - 1]) / h[i - 1] } else { v0[c] };
-                r[i] = 6.0 * (right - left);
-            }
-        }
-        let chol = a.cholesky().expect("the clamped spline system is positive definite");
-        let mx = chol.solve(&rhs[0]);
-        let my = chol.solve(&rhs[1]);
-        Spline { t: t.to_vec(), p: p.to_vec(), m: (0..n).map(|i| Vec2::new(mx[i], my[i])).collect() }
+        let m = crate::tridiagonal::solve(&sub, &diag, &sup, &rhs);
+        Spline { t: t.to_vec(), p: p.to_vec(), m }
     }
 
     /// Periodic cubic spline through `(t, p)` where the last knot repeats the
     /// first one a period later (`p[n−1] == p[0]`): value, slope and moment
-    /// agree across the seam. Cyclic moment system solved by Cholesky.
+    /// agree across the seam. Cyclic tridiagonal moment system solved by
+    /// Sherman–Morrison over the Thomas algorithm
+    /// ([`crate::tridiagonal::solve_cyclic`]): time and memory O(n).
     ///
     /// # Panics
     /// If fewer than three knots are given or times do not increase.
@@ -80,24 +77,20 @@ impl Spline {
         assert!(n >= 2, "a periodic spline needs three knots or more");
         let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(h.iter().all(|h| *h > 0.0), "spline knots must increase in time");
-        let mut a = DMatrix::<f64>::zeros(n, n);
-        let mut rhs = [DVector::<f64>::zeros(n), DVector::<f64>::zeros(n)];
+        let mut sub = vec![0.0; n];
+        let mut diag = vec![0.0; n];
+        let mut sup = vec![0.0; n];
+        let mut rhs = vec![Vec2::zeros(); n];
         for i in 0..n {
             let hp = h[(i + n - 1) % n];
             let hi = h[i];
-            a[(i, i)] += 2.0 * (hp + hi);
-            a[(i, (i + n - 1) % n)] += hp;
-            a[(i, (i + 1) % n)] += hi;
-            for (c, r) in rhs.iter_mut().enumerate() {
-                let y = |k: usize| p[k % n][c];
-                let yp = p[(i + n - 1) % n][c];
-                r[i] = 6.0 * ((y(i + 1) - y(i)) / hi - (y(i) - yp) / hp);
-            }
+            diag[i] = 2.0 * (hp + hi);
+            sub[i] = hp;
+            sup[i] = hi;
+            let y = |k: usize| p[k % n];
+            rhs[i] = ((y(i + 1) - y(i)) / hi - (y(i) - y(i + n - 1)) / hp) * 6.0;
         }
-        let chol = a.cholesky().expect("the periodic spline system is positive definite");
-        let mx = chol.solve(&rhs[0]);
-        let my = chol.solve(&rhs[1]);
-        let mut m: Vec<Vec2> = (0..n).map(|i| Vec2::new(mx[i], my[i])).collect();
+        let mut m = crate::tridiagonal::solve_cyclic(&sub, &diag, &sup, &rhs);
         m.push(m[0]);
         Spline { t: t.to_vec(), p: p.to_vec(), m }
     }

@@ -2,11 +2,13 @@
 //! path, the offending value and what would fix it (docs/design.md "Conventions",
 //! limits checked on load).
 
+use crate::broadphase::{Aabb, for_each_close_pair, for_each_close_pair_between};
 use crate::geometry::{
     closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
+use crate::limits::{MAX_ITERATIONS, MAX_TACKS_PER_PERIOD};
 use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, PointId, Side};
-use crate::problem::{FieldPath, Problem, Target};
+use crate::problem::{FieldPath, Problem, ProblemList, Target};
 
 /// Smallest speed across a side `[m/s]` a boundary velocity may have: slower
 /// crossings would take an unbounded time to clear the seam.
@@ -21,8 +23,7 @@ pub const PERIOD_RANGE: (f64, f64) = (1.0, 3600.0);
 pub const COMFORT_SPEED_RANGE: (f64, f64) = (0.1, 10.0);
 /// Smallest agent radius r `[m]`.
 pub const MIN_AGENT_RADIUS: f64 = 0.01;
-/// Largest speed of a boundary point's velocity `[m/s]`.
-pub const MAX_BOUNDARY_SPEED: f64 = 10.0;
+pub use crate::limits::MAX_BOUNDARY_SPEED;
 
 fn problem(path: FieldPath, target: Target, message: impl Into<String>) -> Problem {
     Problem::new(path, target, message)
@@ -129,15 +130,42 @@ pub fn validate_pattern_in(
 /// Checks a pattern file's content (see [`validate_pattern_in`]; velocities in
 /// the side frame, paths from the file's root).
 pub fn validate_pattern(pattern: &Pattern) -> Vec<Problem> {
-    validate_pattern_in(pattern, &FieldPath::new(), None, 0)
+    let n = pattern.entries.len() + pattern.exits.len();
+    if n > crate::limits::MAX_SIDE_POINTS {
+        return vec![problem(
+            FieldPath::new(),
+            Target::Document,
+            format!(
+                "has {n} boundary points ({} entries, {} exits); a side holds at most {}",
+                pattern.entries.len(),
+                pattern.exits.len(),
+                crate::limits::MAX_SIDE_POINTS
+            ),
+        )];
+    }
+    crate::problem::capped(validate_pattern_in(pattern, &FieldPath::new(), None, 0))
 }
 
 /// Checks a resolved patch and returns every problem found: parameter limits,
-/// each side's points, parity, obstacles (inside A, valid, not covering a
-/// crossing), endogenous waypoints, solver options, and pairs of boundary
-/// points too close in space and time for any two paths to stay 2r apart.
+/// the counts of [`crate::limits::count_problems`], each side's points,
+/// parity, obstacles (inside A, valid, not covering a crossing), endogenous
+/// waypoints (and the speed between them), solver options, and pairs of
+/// boundary points too close in space and time for any two paths to stay 2r
+/// apart. At most [`crate::problem::PROBLEMS_PER_KIND`] problems of each kind
+/// are listed, then how many more ([`ProblemList`]).
+///
+/// Cost: O(p + V + W) for p boundary points, V polygon vertices (O(V²) per
+/// polygon for its self-intersection) and W waypoints, plus the close
+/// pairs found by a grid broad phase ([`crate::broadphase`]) — not all
+/// pairs. A patch over a count limit gets its count problems and its
+/// parameter problems only, in O(p).
 pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
-    let mut out = Vec::new();
+    let mut out = ProblemList::new();
+    check_patch(patch, &mut out);
+    out.into_vec()
+}
+
+fn check_patch(patch: &Patch, out: &mut ProblemList) {
     let (l, pi, r, u) = (patch.header.size, patch.header.period, patch.header.agent_radius, patch.header.comfort_speed);
     let mut params_ok = true;
     let in_range = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
@@ -174,9 +202,15 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
         params_ok = false;
     }
     out.extend(validate_solver(patch));
+    let counts = crate::limits::count_problems(patch);
+    if !counts.is_empty() {
+        // Too many elements to check one by one in bounded time.
+        out.extend(counts);
+        return;
+    }
     if !params_ok {
         // Everything below depends on sane parameters.
-        return out;
+        return;
     }
 
     for side in Side::ALL {
@@ -204,44 +238,59 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
         ));
     }
 
-    let obstacles_ok = validate_obstacles(patch, &mut out);
-    validate_endogenous(patch, obstacles_ok, &mut out);
+    let obstacles_ok = validate_obstacles(patch, out);
+    validate_endogenous(patch, obstacles_ok, out);
 
     // Crossing geometry needs valid points.
     if out.iter().any(|p| p.path.starts_with_field("sides") && p.path.segments().len() > 1) {
-        return out;
+        return;
     }
     let crossings = patch.crossings();
     let depth = patch.stub_depth();
     if obstacles_ok {
-        for (k, o) in patch.obstacles.iter().enumerate() {
-            for c in &crossings {
+        // Obstacles against crossing stubs, through a grid: pairs whose boxes
+        // come within r.
+        let stubs: Vec<Aabb> = crossings
+            .iter()
+            .map(|c| {
                 let ((a, _), (b, _)) = c.stub(depth);
-                let (_, d, _) = segment_obstacle_distance(a, b, o);
-                if d < r {
-                    out.push(problem(
-                        FieldPath::new().field("obstacles").index(k),
-                        Target::Obstacle(k),
-                        format!(
-                            "covers the crossing at {} (s = {}, t = {}): it comes {:.3} m from the agent's path there, less than r = {r} m",
-                            c.path(),
-                            c.s,
-                            c.t,
-                            d.max(0.0)
-                        ),
-                    ));
-                }
+                [a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)]
+            })
+            .collect();
+        let shapes: Vec<Aabb> = patch.obstacles.iter().map(obstacle_box).collect();
+        for_each_close_pair_between(&shapes, &stubs, r, |k, i| {
+            let (o, c) = (&patch.obstacles[k], &crossings[i]);
+            let ((a, _), (b, _)) = c.stub(depth);
+            let (_, d, _) = segment_obstacle_distance(a, b, o);
+            let at = FieldPath::new().field("obstacles").index(k);
+            if d < r && out.admits(&at, &Target::Obstacle(k)) {
+                out.push_admitted(problem(
+                    at,
+                    Target::Obstacle(k),
+                    format!(
+                        "covers the crossing at {} (s = {}, t = {}): it comes {:.3} m from the agent's path there, less than r = {r} m",
+                        c.path(),
+                        c.s,
+                        c.t,
+                        d.max(0.0)
+                    ),
+                ));
             }
-        }
+        });
     }
-    for (i, a) in crossings.iter().enumerate() {
-        for b in &crossings[i + 1..] {
-            if let Some((d, t)) = fixed_parts_distance(a, b, depth, 2.0 * r, pi)
-                && d < 2.0 * r - 1e-9
-            {
-                out.push(problem(
+    // Pairs of boundary points, through a grid over their fixed parts' boxes:
+    // only pairs within 2r in space can come closer than 2r.
+    let parts: Vec<Aabb> = crossings.iter().map(|c| fixed_parts_box(c, depth, 2.0 * r)).collect();
+    for_each_close_pair(&parts, 2.0 * r, |i, j| {
+        let (a, b) = (&crossings[i], &crossings[j]);
+        if let Some((d, t)) = fixed_parts_distance(a, b, depth, 2.0 * r, pi)
+            && d < 2.0 * r - 1e-9
+        {
+            let target = Target::PointPair(a.id(), b.id());
+            if out.admits(&a.path(), &target) {
+                out.push_admitted(problem(
                     a.path(),
-                    Target::PointPair(a.id(), b.id()),
+                    target,
                     format!(
                         "and {} are too close to be separable: the agents crossing there (straight for {depth} m either side of the seam) come {d:.3} m apart at t = {t:.2} s, less than 2r = {} m; move one of them in s or t",
                         b.path(),
@@ -250,14 +299,41 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
                 ));
             }
         }
+    });
+}
+
+/// The box `[xmin, ymin, xmax, ymax]` of an obstacle `[m]`.
+fn obstacle_box(o: &Obstacle) -> Aabb {
+    match o {
+        Obstacle::Circle { center, radius } => {
+            [center[0] - radius, center[1] - radius, center[0] + radius, center[1] + radius]
+        }
+        Obstacle::Polygon(vs) => {
+            vs.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, v| {
+                [b[0].min(v[0]), b[1].min(v[1]), b[2].max(v[0]), b[3].max(v[1])]
+            })
+        }
     }
-    out
+}
+
+/// The box of a boundary point's fixed parts: its stub (`stub_depth`) and
+/// its ghost (`ghost_depth`), in space `[m]`.
+fn fixed_parts_box(c: &Crossing, stub_depth: f64, ghost_depth: f64) -> Aabb {
+    let ((a, _), (b, _)) = c.stub(stub_depth);
+    let ((g, _), (h, _)) = c.ghost(ghost_depth);
+    [
+        a.x.min(b.x).min(g.x).min(h.x),
+        a.y.min(b.y).min(g.y).min(h.y),
+        a.x.max(b.x).max(g.x).max(h.x),
+        a.y.max(b.y).max(g.y).max(h.y),
+    ]
 }
 
 /// Smallest distance `[m]` between the fixed parts (crossing stub inside the
 /// patch, ghost outside) of two boundary points over all period shifts, and
 /// when `[s]`. Stub against stub and stub against ghost count; ghost against
-/// ghost lies outside the patch and is the neighbours' business.
+/// ghost lies outside the patch and is the neighbours' business. Cost: O(1 +
+/// the parts' durations / period) closest approaches.
 pub fn fixed_parts_distance(
     a: &Crossing,
     b: &Crossing,
@@ -273,7 +349,10 @@ pub fn fixed_parts_distance(
             if ia == 1 && ib == 1 {
                 continue;
             }
-            for k in -2..=2 {
+            // Every shift at which the two parts coexist.
+            let k0 = ((sa.0.1 - sb.1.1) / period).floor() as i64;
+            let k1 = ((sa.1.1 - sb.0.1) / period).ceil() as i64;
+            for k in k0..=k1 {
                 let shift = k as f64 * period;
                 let t0 = sa.0.1.max(sb.0.1 + shift);
                 let t1 = sa.1.1.min(sb.1.1 + shift);
@@ -298,11 +377,11 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
     let s = &patch.solver;
     let r = patch.header.agent_radius;
     let mut out = Vec::new();
-    if !(1..=10_000_000).contains(&s.max_iterations) {
+    if !(1..=MAX_ITERATIONS).contains(&s.max_iterations) {
         out.push(problem(
             param("solver.max_iterations"),
             Target::Document,
-            format!("= {} must be in [1, 10000000]", s.max_iterations),
+            format!("= {} must be in [1, {MAX_ITERATIONS}]", s.max_iterations),
         ));
     }
     if !(s.margin.is_finite() && s.margin >= 0.0 && s.margin < r.max(0.0)) {
@@ -341,11 +420,21 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
             format!("= {} must be in [0, period) [s]", s.merge_interval),
         ));
     }
+    let min_tack = patch.header.period / MAX_TACKS_PER_PERIOD;
     if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.header.period) {
         out.push(problem(
             param("solver.tack_interval"),
             Target::Document,
             format!("= {} must be in (0, period] [s]", s.tack_interval),
+        ));
+    } else if s.tack_interval < min_tack {
+        out.push(problem(
+            param("solver.tack_interval"),
+            Target::Document,
+            format!(
+                "= {} s gives more than {MAX_TACKS_PER_PERIOD:.0} smoothing tacks per period; use {min_tack} s or more",
+                s.tack_interval
+            ),
         ));
     }
     if let Some(d) = s.max_deviation
@@ -361,7 +450,7 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
 }
 
 /// Returns whether every obstacle is well-formed (later checks need that).
-fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
+fn validate_obstacles(patch: &Patch, out: &mut ProblemList) -> bool {
     let l = patch.header.size;
     let inside = |p: [f64; 2]| p.iter().all(|c| c.is_finite() && *c >= 0.0 && *c <= l);
     let before = out.len();
@@ -415,8 +504,10 @@ fn validate_obstacles(patch: &Patch, out: &mut Vec<Problem>) -> bool {
     out.len() == before
 }
 
-fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>) {
+fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut ProblemList) {
     let (l, pi, r) = (patch.header.size, patch.header.period, patch.header.agent_radius);
+    // Waypoints inside the patch, to be checked against the obstacles.
+    let mut placed: Vec<(usize, usize)> = Vec::new();
     for (k, e) in patch.endogenous.iter().enumerate() {
         let at = FieldPath::new().field("endogenous").index(k);
         let target = Target::Endogenous(k);
@@ -424,6 +515,7 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
             out.push(problem(at.field("waypoints"), target, "is empty; give at least one waypoint"));
             continue;
         }
+        let mut times_ok = true;
         for (i, w) in e.waypoints.iter().enumerate() {
             let wat = at.field("waypoints").index(i);
             let p = w.position;
@@ -437,26 +529,19 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
                         l - r
                     ),
                 ));
-            } else if obstacles_ok {
-                for (j, o) in patch.obstacles.iter().enumerate() {
-                    let (d, _) = crate::geometry::obstacle_signed_distance(v2(p), o);
-                    if d < r {
-                        out.push(problem(
-                            wat.field("position"),
-                            target,
-                            format!("= {} is {:.3} m from obstacles[{j}], less than r = {r} m", fmt_v(p), d),
-                        ));
-                    }
-                }
+            } else {
+                placed.push((k, i));
             }
             if !w.t.is_finite() {
                 out.push(problem(wat.field("t"), target, format!("= {} must be finite [s]", w.t)));
+                times_ok = false;
             } else if i == 0 && !(0.0..pi).contains(&w.t) {
                 out.push(problem(
                     wat.field("t"),
                     target,
                     format!("= {} is not in [0, {pi}) (the first waypoint's time) [s]", w.t),
                 ));
+                times_ok = false;
             } else if i > 0 {
                 let prev = e.waypoints[i - 1].t;
                 if w.t <= prev {
@@ -465,6 +550,7 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
                         target,
                         format!("= {} must be later than the previous waypoint's {prev} [s]", w.t),
                     ));
+                    times_ok = false;
                 }
                 let first = e.waypoints[0].t;
                 if w.t >= first + pi {
@@ -473,8 +559,57 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut Vec<Problem>
                         target,
                         format!("= {} must be less than one period after the first waypoint ({first} + {pi}) [s]", w.t),
                     ));
+                    times_ok = false;
+                }
+            }
+        }
+        // The speed of each leg, the closing one included (back at the first
+        // waypoint a period after leaving it): the boundary velocities' cap.
+        let n = e.waypoints.len();
+        let finite = e.waypoints.iter().all(|w| w.position.iter().all(|c| c.is_finite()));
+        if times_ok && finite && n > 1 {
+            for i in 0..n {
+                let (a, b) = (&e.waypoints[i], &e.waypoints[(i + 1) % n]);
+                let dt = if i + 1 < n { b.t - a.t } else { b.t + pi - a.t };
+                let d = (a.position[0] - b.position[0]).hypot(a.position[1] - b.position[1]);
+                let speed = d / dt;
+                if speed > MAX_BOUNDARY_SPEED {
+                    let next =
+                        if i + 1 < n { format!("waypoints[{}]", i + 1) } else { "waypoints[0] a period later".into() };
+                    out.push(problem(
+                        at.field("waypoints").index(i),
+                        target,
+                        format!(
+                            "to {next}: {d:.3} m in {dt:.3} s is {speed:.1} m/s, faster than {MAX_BOUNDARY_SPEED} m/s; space the times further apart or the positions closer"
+                        ),
+                    ));
                 }
             }
         }
     }
+    if !obstacles_ok || patch.obstacles.is_empty() {
+        return;
+    }
+    // Waypoints against obstacles, through a grid: pairs within r.
+    let points: Vec<Aabb> = placed
+        .iter()
+        .map(|&(k, i)| {
+            let p = patch.endogenous[k].waypoints[i].position;
+            [p[0], p[1], p[0], p[1]]
+        })
+        .collect();
+    let shapes: Vec<Aabb> = patch.obstacles.iter().map(obstacle_box).collect();
+    for_each_close_pair_between(&points, &shapes, r, |w, j| {
+        let (k, i) = placed[w];
+        let p = patch.endogenous[k].waypoints[i].position;
+        let (d, _) = crate::geometry::obstacle_signed_distance(v2(p), &patch.obstacles[j]);
+        let wat = FieldPath::new().field("endogenous").index(k).field("waypoints").index(i).field("position");
+        if d < r && out.admits(&wat, &Target::Endogenous(k)) {
+            out.push_admitted(problem(
+                wat,
+                Target::Endogenous(k),
+                format!("= {} is {:.3} m from obstacles[{j}], less than r = {r} m", fmt_v(p), d),
+            ));
+        }
+    });
 }

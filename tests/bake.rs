@@ -208,3 +208,28 @@ proptest! {
         prop_assert_eq!(b.baked(), bake(&patch, &mut Silent).unwrap().baked());
     }
 }
+
+/// The same patches give the same GLB bytes baked one after another or at
+/// once on parallel threads (shared character, no shared state).
+#[test]
+fn baking_on_parallel_threads_gives_the_same_bytes() {
+    let character = crowdpatch::character::builtin::character();
+    let skeletal = std::sync::Arc::new(crowdpatch::animation::Skeletal::new(character).unwrap());
+    let options = crowdpatch::BakeOptions { skeletal: Some(skeletal) };
+    let patches: Vec<Patch> = ["figure7", "park", "avenue"]
+        .iter()
+        .map(|n| load_patch(&Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("patches/{n}.patch.json"))).unwrap())
+        .collect();
+    let glb = |p: &Patch| {
+        let b = crowdpatch::bake_with(p, &options, &mut Silent).unwrap();
+        crowdpatch_gltf::write_glb(&b.baked(), &crowdpatch_gltf::GlbOptions::default()).unwrap()
+    };
+    let one_by_one: Vec<Vec<u8>> = patches.iter().map(glb).collect();
+    let at_once: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let handles: Vec<_> = patches.iter().map(|p| s.spawn(|| glb(p))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (k, (a, b)) in one_by_one.iter().zip(&at_once).enumerate() {
+        assert!(a == b, "patch {k}: bytes differ between sequential and parallel bakes");
+    }
+}

@@ -1,6 +1,7 @@
 //! `crowdpatch bake PATCH... -o OUT`
 
 use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::output;
 use crate::work;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -73,29 +74,12 @@ pub struct BakeArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     trajectory_periods: usize,
 
-    /// How agents are played: skinned characters walking on planned footsteps,
-    /// or capsules.
-    #[arg(long, value_enum, default_value = "skeletal")]
-    animation: AnimationArg,
+    #[command(flatten)]
+    animation: AnimationArgs,
 
-    /// The character of a skeletal bake: `builtin` (generated, no asset
-    /// needed) or a glTF binary with a skinned character and a walk clip.
-    #[arg(long, value_name = "builtin|FILE.glb", default_value = "builtin")]
-    character: String,
-
-    /// Scale an imported character to this height [m]; 0 keeps the file's
-    /// scale.
-    #[arg(long, value_name = "M", default_value_t = 1.75)]
-    character_height: f64,
-
-    /// Sample rate of the skeletal joint tracks [Hz] (rounded so that a whole
-    /// number of samples fills the period).
-    #[arg(long, value_name = "HZ", default_value_t = 30.0)]
-    frame_rate: f64,
-
-    /// Patches baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Patches baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -118,14 +102,91 @@ enum Outcome {
     Failed(anyhow::Error),
 }
 
-/// Runs `bake`.
-pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
-    // 1. Load and validate everything first: bad input writes nothing.
+/// Options of the animation stage shared by `bake` and `validate` (so that
+/// both judge a document by the same bake).
+#[derive(Debug, Args)]
+pub struct AnimationArgs {
+    /// How agents are played: skinned characters walking on planned footsteps,
+    /// or capsules.
+    #[arg(long, value_enum, default_value = "skeletal")]
+    pub animation: AnimationArg,
+
+    /// The character of a skeletal bake: `builtin` (generated, no asset
+    /// needed) or a glTF binary with a skinned character and a walk clip.
+    #[arg(long, value_name = "builtin|FILE.glb", default_value = "builtin")]
+    pub character: String,
+
+    /// Scale an imported character to this height [m]; 0 keeps the file's
+    /// scale.
+    #[arg(long, value_name = "M", default_value_t = 1.75)]
+    pub character_height: f64,
+
+    /// Sample rate of the skeletal joint tracks [Hz] (rounded so that a whole
+    /// number of samples fills the period), in [1, 240]; period × rate may
+    /// not exceed 100000 samples.
+    #[arg(long, value_name = "HZ", default_value_t = 30.0)]
+    pub frame_rate: f64,
+}
+
+impl AnimationArgs {
+    /// The bake options these arguments ask for (the character loaded).
+    ///
+    /// # Errors
+    /// An unreadable or unusable character, or a frame rate out of range.
+    pub fn options(&self) -> anyhow::Result<crowdpatch::BakeOptions> {
+        let skeletal = match self.animation {
+            AnimationArg::None => None,
+            AnimationArg::Skeletal => {
+                let (lo, hi) = crowdpatch::limits::FRAME_RATE_RANGE;
+                if !(self.frame_rate.is_finite() && (lo..=hi).contains(&self.frame_rate)) {
+                    bail!("--frame-rate {}: must be in [{lo}, {hi}] Hz", self.frame_rate);
+                }
+                let character = crate::character::load(&self.character, self.character_height, false)?;
+                let mut sk = crowdpatch::animation::Skeletal::new(character)
+                    .with_context(|| format!("--character {}", self.character))?;
+                sk.frame_rate = self.frame_rate;
+                Some(std::sync::Arc::new(sk))
+            }
+        };
+        Ok(crowdpatch::BakeOptions { skeletal })
+    }
+
+    /// The character file read, if any.
+    pub fn character_file(&self) -> Option<PathBuf> {
+        (self.animation == AnimationArg::Skeletal && self.character != "builtin")
+            .then(|| PathBuf::from(&self.character))
+    }
+}
+
+/// Every file a patch was read from: the document and the pattern files its
+/// sides reference.
+pub fn patch_inputs(file: &Path, patch: &Patch) -> Vec<PathBuf> {
+    let base = file.parent().unwrap_or(Path::new("."));
+    let mut out = vec![file.to_path_buf()];
+    for side in crowdpatch::model::Side::ALL {
+        if let Some(rel) = &patch.pattern_sources[side] {
+            out.push(base.join(rel));
+        }
+    }
+    out
+}
+
+/// Loads every document, then checks each against what a bake refuses
+/// ([`crowdpatch::bake::refusals`]); prints every problem. `None` when
+/// there was one.
+pub fn load_and_check(files: &[PathBuf], options: &crowdpatch::BakeOptions) -> Option<Vec<(PathBuf, Patch)>> {
     let mut patches = Vec::new();
     let mut problems = 0usize;
-    for file in &args.patches {
+    for file in files {
         match crowdpatch::load_patch(file) {
-            Ok(p) => patches.push((file.clone(), p)),
+            Ok(p) => {
+                let refused = crowdpatch::bake::refusals(&p, options, "--frame-rate");
+                for r in &refused {
+                    eprintln!("{}", r.clone().in_file(Some(file.clone())));
+                }
+                problems += refused.len();
+                patches.push((file.clone(), p));
+            }
             Err(e) => {
                 for p in e.problems() {
                     eprintln!("{p}");
@@ -134,42 +195,61 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if problems > 0 {
-        eprintln!("error: {problems} problem(s) in the input; nothing was baked");
+    (problems == 0).then_some(patches)
+}
+
+/// Runs `bake`: every check first — documents, the bake's limits, output
+/// paths — and nothing created or baked unless all pass.
+pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
+    // 1. Load and check everything first: bad input writes nothing.
+    if !(args.trajectory_rate.is_finite() && (0.1..=1000.0).contains(&args.trajectory_rate)) {
+        eprintln!(
+            "error: --trajectory-rate {}: must be in [0.1, 1000] Hz\nerror: nothing was baked",
+            args.trajectory_rate
+        );
         return Ok(ExitCode::from(EXIT_ERROR));
     }
-    if !(args.trajectory_rate.is_finite() && (0.1..=1000.0).contains(&args.trajectory_rate)) {
-        bail!("--trajectory-rate {}: must be in [0.1, 1000] Hz", args.trajectory_rate);
-    }
     if !(1..=100).contains(&args.trajectory_periods) {
-        bail!("--trajectory-periods {}: must be in [1, 100]", args.trajectory_periods);
+        eprintln!(
+            "error: --trajectory-periods {}: must be in [1, 100]\nerror: nothing was baked",
+            args.trajectory_periods
+        );
+        return Ok(ExitCode::from(EXIT_ERROR));
     }
-    let jobs = plan(&args, patches)?;
-    let skeletal = match args.animation {
-        AnimationArg::None => None,
-        AnimationArg::Skeletal => {
-            let character = crate::character::load(&args.character, args.character_height, false)?;
-            if !(args.frame_rate.is_finite() && (1.0..=240.0).contains(&args.frame_rate)) {
-                bail!("--frame-rate {}: must be in [1, 240] Hz", args.frame_rate);
-            }
-            let mut sk = crowdpatch::animation::Skeletal::new(character)
-                .with_context(|| format!("--character {}", args.character))?;
-            sk.frame_rate = args.frame_rate;
-            Some(std::sync::Arc::new(sk))
+    let options = match args.animation.options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e:#}\nerror: nothing was baked");
+            return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    let options = crowdpatch::BakeOptions { skeletal };
+    let Some(patches) = load_and_check(&args.patches, &options) else {
+        eprintln!("error: problem(s) in the input; nothing was baked");
+        return Ok(ExitCode::from(EXIT_ERROR));
+    };
+    let (jobs, plan) = match plan(&args, patches) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e:#}\nerror: nothing was baked");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    if output::refuse(&plan.check(), "nothing was baked") {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    plan.create_dirs()?;
     let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
 
-    // 2. Bake in parallel with a progress bar.
-    let bar = work::progress_bar(jobs.len(), "patches", args.quiet);
-    let workers = work::Workers::new(args.jobs)?;
-    let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| {
-        match bake_one(job, &overrides, &options, (args.trajectory_rate, args.trajectory_periods), &bar) {
+    // 2. Bake in parallel with a progress bar (one bake: its stages).
+    let single = jobs.len() == 1;
+    let bar = if single { work::stage_bar(args.quiet) } else { work::progress_bar(jobs.len(), "patches", args.quiet) };
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
+    let sampling = (args.trajectory_rate, args.trajectory_periods);
+    let outcomes: Vec<Outcome> =
+        workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, sampling, &bar, single) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },
             Err(e) => Outcome::Failed(e),
-        }
-    });
+        });
     bar.finish_and_clear();
 
     // 3. Summary and exit code.
@@ -193,20 +273,35 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
-/// Decides output paths; refuses ambiguous or clobbering requests.
-fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<Job>> {
+/// Whether `p` names a directory: an existing one, or one written with a
+/// trailing separator.
+fn names_dir(p: &Path) -> bool {
+    p.is_dir() || p.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR)
+}
+
+/// Decides output paths and what the bake reads and writes; refuses
+/// ambiguous requests. Creates nothing.
+fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<(Vec<Job>, output::Plan)> {
     let several = patches.len() > 1;
-    let out_is_dir = several || args.output.is_dir();
+    let out_is_dir = several || names_dir(&args.output);
     if several && args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb")) {
         bail!("-o {}: {} patches need an output directory, not a .glb file", args.output.display(), patches.len());
     }
+    let mut plan = output::Plan::new();
     if out_is_dir {
-        std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+        plan.dir("-o", &args.output);
     }
-    for dir in [&args.report, &args.preview, &args.trajectories].into_iter().flatten() {
-        if several {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (flag, dir) in
+        [("--report", &args.report), ("--preview", &args.preview), ("--trajectories", &args.trajectories)]
+    {
+        if let Some(dir) = dir
+            && (several || names_dir(dir))
+        {
+            plan.dir(flag, dir);
         }
+    }
+    if let Some(c) = args.animation.character_file() {
+        plan.input("--character", &c);
     }
     let mut seen = std::collections::BTreeMap::new();
     let mut jobs = Vec::new();
@@ -219,50 +314,84 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<J
                 source.display()
             );
         }
+        for input in patch_inputs(&source, &patch) {
+            plan.input("PATCH", &input);
+        }
         let in_dir = |dir: &Path, ext: &str| dir.join(format!("{stem}.{ext}"));
         let glb = if out_is_dir { in_dir(&args.output, "glb") } else { args.output.clone() };
         let pick = |p: &Option<PathBuf>, ext: &str| {
-            p.as_ref().map(|p| if several || p.is_dir() { in_dir(p, ext) } else { p.clone() })
+            p.as_ref().map(|p| if several || names_dir(p) { in_dir(p, ext) } else { p.clone() })
         };
-        jobs.push(Job {
+        let job = Job {
             source,
             patch,
             glb,
             report: pick(&args.report, "report.json"),
             preview: pick(&args.preview, "png"),
             trajectories: pick(&args.trajectories, "csv"),
-        });
+        };
+        plan.output("-o", &job.glb);
+        if let Some(r) = &job.report {
+            plan.output("--report", r);
+        }
+        if let Some(p) = &job.preview {
+            plan.output("--preview", p);
+        }
+        if let Some(t) = &job.trajectories {
+            plan.output("--trajectories", t);
+        }
+        jobs.push(job);
     }
-    Ok(jobs)
+    Ok((jobs, plan))
 }
 
-/// Progress of one bake shown on the shared bar.
+/// Progress of one bake shown on the shared bar; with `single`, the bar
+/// follows the bake's stages (agents animated, collision-removal
+/// iterations) with an ETA.
 struct BarObserver<'a> {
     bar: &'a ProgressBar,
     name: String,
+    single: bool,
+    max_iterations: usize,
 }
 
 impl BakeObserver for BarObserver<'_> {
     fn stage(&mut self, stage: Stage) {
         let what = match stage {
-            Stage::Matching => "matching",
-            Stage::InitialPaths => "initial paths",
-            Stage::CollisionRemoval => "removing collisions",
-            Stage::Smoothing => "smoothing",
-            Stage::Metrics => "metrics",
-            Stage::Animation => "footsteps and animation",
+            Stage::Matching => "1/5 matching",
+            Stage::InitialPaths => "2/5 initial paths",
+            Stage::CollisionRemoval => "3/5 removing collisions",
+            Stage::Smoothing => "4/5 smoothing",
+            Stage::Metrics => "4/5 metrics",
+            Stage::Animation => "5/5 footsteps and animation",
         };
+        if self.single {
+            self.bar.set_length(1);
+            self.bar.set_position(0);
+            self.bar.reset_eta();
+        }
         self.bar.set_message(format!("{}: {what}", self.name));
     }
 
     fn iteration(&mut self, iteration: usize, gap: f64) -> bool {
         if iteration.is_multiple_of(50) {
+            if self.single {
+                self.bar.set_length(self.max_iterations as u64);
+                self.bar.set_position(iteration as u64);
+            }
             self.bar.set_message(format!(
-                "{}: removing collisions, iteration {iteration}, worst gap {gap:.3} m",
+                "{}: 3/5 removing collisions, iteration {iteration}, worst gap {gap:.3} m",
                 self.name
             ));
         }
         true
+    }
+
+    fn progress(&mut self, done: usize, total: usize) {
+        if self.single {
+            self.bar.set_length(total as u64);
+            self.bar.set_position(done as u64);
+        }
     }
 }
 
@@ -272,30 +401,46 @@ fn bake_one(
     options: &crowdpatch::BakeOptions,
     trajectory_rate: (f64, usize),
     bar: &ProgressBar,
+    single: bool,
 ) -> anyhow::Result<(bool, String)> {
     let patch = overrides.apply(&job.patch);
-    let mut observer = BarObserver { bar, name: job.patch.header.name.clone() };
+    let mut observer =
+        BarObserver { bar, name: job.patch.header.name.clone(), single, max_iterations: patch.solver.max_iterations };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
     let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
         .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
-    crowdpatch::io::write_atomic(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
-    if let Some(path) = &job.report {
-        let mut json = serde_json::to_value(bake.report()).context("serialising the report")?;
-        json["patch"] = serde_json::Value::String(job.source.display().to_string());
-        json["glb"] = serde_json::Value::String(job.glb.display().to_string());
-        let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";
-        crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &job.preview {
-        let png = crowdpatch_png::preview::render(&bake)
-            .with_context(|| format!("drawing the preview of {}", job.source.display()))?;
-        crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &job.trajectories {
+    // Every output is made before the first is written, so that a failure
+    // leaves the previous outputs as they were.
+    let report = match &job.report {
+        Some(_) => {
+            let mut json = serde_json::to_value(bake.report()).context("serialising the report")?;
+            json["patch"] = serde_json::Value::String(job.source.display().to_string());
+            json["glb"] = serde_json::Value::String(job.glb.display().to_string());
+            Some(serde_json::to_string_pretty(&json).context("serialising the report")? + "\n")
+        }
+        None => None,
+    };
+    let preview = match &job.preview {
+        Some(_) => Some(
+            crowdpatch_png::preview::render(&bake)
+                .with_context(|| format!("drawing the preview of {}", job.source.display()))?,
+        ),
+        None => None,
+    };
+    let trajectories = job.trajectories.as_ref().map(|_| {
         let (rate, periods) = trajectory_rate;
-        let csv = crowdpatch::realism::trajectories_csv(&bake.patch, &bake.agents, rate, periods);
-        crowdpatch::io::write_atomic(path, csv.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+        crowdpatch::realism::trajectories_csv(&bake.patch, &bake.agents, rate, periods)
+    });
+    output::write(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
+    if let (Some(path), Some(text)) = (&job.report, &report) {
+        output::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let (Some(path), Some(png)) = (&job.preview, &preview) {
+        output::write(path, png).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let (Some(path), Some(csv)) = (&job.trajectories, &trajectories) {
+        output::write(path, csv.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok((bake.converged(), summary(job, &bake)))
 }

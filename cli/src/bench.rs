@@ -1,6 +1,7 @@
 //! `crowdpatch bench --protocol opt --variant raw|separated --solver NAME… --out DIR`
 
-use crate::exit::EXIT_OK;
+use crate::exit::{EXIT_ERROR, EXIT_OK};
+use crate::output;
 use crate::work;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -17,6 +18,11 @@ pub enum ProtocolArg {
     /// The seed paper's §4: L = 16 m, π = 10 s, r = 0.3 m, n = 1..50 pairs,
     /// 20 seeded runs each (1000 patches).
     Opt,
+    /// Growth: bake time and peak memory against patch size (n = 10…400
+    /// pairs, L = 16…64 m) and compose time and memory against map size
+    /// (10²…200² cells), each command run in a child process; writes
+    /// growth.csv, growth.md (tables and log–log slopes) and growth.png.
+    Growth,
 }
 
 /// Arguments of `crowdpatch bench`.
@@ -27,7 +33,8 @@ pub enum ProtocolArg {
                         points — the seed paper's Figure 6 — one colour per solver).\n\n\
                         Examples:\n  crowdpatch bench --protocol opt --variant separated --out bench/separated\n  \
                         crowdpatch bench --protocol opt --variant raw --solver paper default --out bench/raw\n  \
-                        crowdpatch bench --solver default --n-max 20 --runs 5 --out /tmp/quick")]
+                        crowdpatch bench --solver default --n-max 20 --runs 5 --out /tmp/quick\n  \
+                        crowdpatch bench --protocol growth --out bench/growth")]
 pub struct BenchArgs {
     /// The protocol.
     #[arg(long, value_enum, default_value = "opt")]
@@ -61,13 +68,21 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 2000)]
     paper_cap: usize,
 
-    /// Patches baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Patches baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+
+    /// Growth protocol: small sizes only (a smoke run).
+    #[arg(long)]
+    quick: bool,
+
+    /// Growth protocol: how the bakes animate their agents.
+    #[arg(long, value_enum, default_value = "skeletal")]
+    animation: crate::bake::AnimationArg,
 }
 
 /// Runs `bench`.
@@ -80,20 +95,35 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             args.n_max
         );
     }
-    let ProtocolArg::Opt = args.protocol;
+    if let ProtocolArg::Growth = args.protocol {
+        let sizes = if args.quick { crate::growth::Sizes::quick() } else { crate::growth::Sizes::full() };
+        let animation = match args.animation {
+            crate::bake::AnimationArg::Skeletal => "skeletal",
+            crate::bake::AnimationArg::None => "none",
+        };
+        return crate::growth::run(&args.out, &sizes, animation, args.quiet);
+    }
     let variant = args.variant;
     let protocol = Protocol { n_min: args.n_min, n_max: args.n_max, runs: args.runs, ..Protocol::opt(variant) };
     let mut solvers: Vec<SolverKind> =
         if args.solver.is_empty() { SolverKind::ALL.to_vec() } else { args.solver.clone() };
     solvers.dedup();
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let mut plan = output::Plan::new();
+    plan.dir("--out", &args.out);
+    for name in ["bench.csv", "summary.json", "figure6.png"] {
+        plan.output("--out", &args.out.join(name));
+    }
+    if output::refuse(&plan.check(), "nothing was run") {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    plan.create_dirs()?;
 
     // Tasks interleave the solvers so that they share the machine's load alike.
     let tasks: Vec<(usize, usize, SolverKind)> =
         protocol.cases().into_iter().flat_map(|(n, run)| solvers.iter().map(move |&s| (n, run, s))).collect();
     let bar = work::progress_bar(tasks.len(), "patches·solvers", args.quiet);
     let load_before = load_average();
-    let workers = work::Workers::new(args.jobs)?;
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let threads = workers.threads();
     let start = Instant::now();
     let mut rows: Vec<CaseResult> = workers.map(&tasks, &bar, |&(n, run, s)| {
@@ -115,8 +145,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         csv.push('\n');
     }
     let csv_path = args.out.join("bench.csv");
-    crowdpatch::io::write_atomic(&csv_path, csv.as_bytes())
-        .with_context(|| format!("writing {}", csv_path.display()))?;
+    output::write(&csv_path, csv.as_bytes()).with_context(|| format!("writing {}", csv_path.display()))?;
 
     // summary.json
     let summary = summarise(&protocol, &solvers, &rows);
@@ -130,13 +159,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     });
     let json_path = args.out.join("summary.json");
     let text = serde_json::to_string_pretty(&json).context("serialising the summary")? + "\n";
-    crowdpatch::io::write_atomic(&json_path, text.as_bytes())
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    output::write(&json_path, text.as_bytes()).with_context(|| format!("writing {}", json_path.display()))?;
 
     // figure6.png
     let png = render_scatter(&figure6(&protocol, &solvers, &rows)).context("drawing figure6.png")?;
     let png_path = args.out.join("figure6.png");
-    crowdpatch::io::write_atomic(&png_path, &png).with_context(|| format!("writing {}", png_path.display()))?;
+    output::write(&png_path, &png).with_context(|| format!("writing {}", png_path.display()))?;
 
     if !args.quiet {
         println!("{}", table(&summary));

@@ -72,6 +72,17 @@ macro_rules! w {
 }
 
 fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
+    if let Some(png) = &args.png {
+        // The output checked before any work: writable, not the character.
+        let mut plan = crate::output::Plan::new();
+        if args.character != "builtin" {
+            plan.input("CHARACTER", Path::new(&args.character));
+        }
+        plan.output("--png", png);
+        if crate::output::refuse(&plan.check(), "nothing was inspected") {
+            return Ok(ExitCode::from(crate::exit::EXIT_ERROR));
+        }
+    }
     let mut text = String::new();
     let character = load(&args.character, args.height, args.all_clips)?;
     let thresholds = PlantThresholds::default();
@@ -164,7 +175,7 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.png {
         let png = foot_height_chart(&character, &analyses)?;
-        crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
+        crate::output::write(path, &png).with_context(|| format!("writing {}", path.display()))?;
         if !args.json {
             w!(text, "wrote {}", path.display());
         }

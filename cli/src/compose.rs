@@ -1,12 +1,13 @@
 //! `crowdpatch compose MAP -o DIR [--wang K]`
 
 use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::output;
 use crate::work;
 use anyhow::Context;
 use clap::Args;
 use crowdpatch::bake::{BakeObserver, Stage};
 use crowdpatch::compose::{Composition, canonical_text, compose, compose_wang, load_map};
-use crowdpatch_runtime::{SeamProblem, TileEntry, WangFile, WangTileEntry, WorldFile, seam_metrics};
+use crowdpatch_runtime::{SeamProblem, Tile, TileEntry, WangFile, WangTileEntry, WorldFile, seam_metrics_with};
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,9 +43,9 @@ pub struct ComposeArgs {
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
-    /// Tiles baked at once (default: one per core).
-    #[arg(short, long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Tiles baked at once, 1 to 256 (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 
     /// Print nothing but errors.
     #[arg(short, long)]
@@ -84,6 +85,12 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
     let Some(patches) = resolve_tiles(&args, &composition) else {
         return Ok(ExitCode::from(EXIT_ERROR));
     };
+    // Every output checked before any work; nothing created on refusal.
+    let plan = output_plan(&args, &map, &composition);
+    if output::refuse(&plan.check(), "nothing was composed") {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    plan.create_dirs()?;
     let baked = match bake_tiles(&args, &composition, &patches)? {
         Ok(n) => n,
         Err(code) => return Ok(ExitCode::from(code)),
@@ -91,6 +98,10 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
     let mut code = baked.code;
     let file = world_file(&composition, map.seed);
     let check = check_world(&args, &composition, &file)?;
+    // The report first: world.json is written last, once everything else is.
+    if let Some(path) = &args.report {
+        write_report(path, &args, &args.output.join("world.json"), &composition, baked.baked, &check)?;
+    }
     let world_path = args.output.join("world.json");
     if !args.quiet {
         let world = &check.world;
@@ -109,8 +120,15 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
         );
         print_seams(&check.seams, check.two_r);
     }
-    for m in &check.mismatches {
+    for m in check.mismatches.iter().take(crowdpatch::problem::PROBLEMS_PER_KIND) {
         eprintln!("mismatch: {m}");
+    }
+    if check.mismatches.len() > crowdpatch::problem::PROBLEMS_PER_KIND {
+        eprintln!(
+            "mismatch: and {} more (the first {} are listed; --report lists them all)",
+            check.mismatches.len() - crowdpatch::problem::PROBLEMS_PER_KIND,
+            crowdpatch::problem::PROBLEMS_PER_KIND
+        );
     }
     if !check.mismatches.is_empty() {
         eprintln!(
@@ -123,16 +141,33 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
             eprintln!("compatibility: every shared edge follows the mirror rule (same L, π and velocities)");
         }
         let text = serde_json::to_string_pretty(&file).context("serialising world.json")? + "\n";
-        crowdpatch::io::write_atomic(&world_path, text.as_bytes())
-            .with_context(|| format!("writing {}", world_path.display()))?;
+        output::write(&world_path, text.as_bytes()).with_context(|| format!("writing {}", world_path.display()))?;
     }
     if !check.seams.collisions.is_empty() && code == EXIT_OK {
         code = EXIT_COLLISIONS;
     }
-    if let Some(path) = &args.report {
-        write_report(path, &args, &world_path, &composition, baked.baked, &check)?;
-    }
     Ok(ExitCode::from(code))
+}
+
+/// What compose reads (the map, its templates and pattern library) and
+/// writes (world.json, every tile's GLB and document, the report).
+fn output_plan(args: &ComposeArgs, map: &crowdpatch::compose::Map, composition: &Composition) -> output::Plan {
+    let mut plan = output::Plan::new();
+    for input in &map.inputs {
+        plan.input("MAP", input);
+    }
+    let tiles_dir = args.output.join("tiles");
+    plan.dir("-o", &args.output);
+    plan.dir("-o", &tiles_dir);
+    for t in &composition.tiles {
+        plan.output("-o", &tiles_dir.join(format!("{}.glb", t.key)));
+        plan.output("-o", &tiles_dir.join(format!("{}.patch.json", t.key)));
+    }
+    if let Some(r) = &args.report {
+        plan.output("--report", r);
+    }
+    plan.output("-o", &args.output.join("world.json"));
+    plan
 }
 
 /// Resolves every tile's document; on problems prints them all and returns
@@ -142,7 +177,11 @@ fn resolve_tiles(args: &ComposeArgs, composition: &Composition) -> Option<Vec<cr
     let mut patches = Vec::new();
     let mut bad = 0;
     for tile in &composition.tiles {
-        match tile.document.resolve(None, base) {
+        let resolved = tile.document.resolve(None, base).and_then(|p| {
+            let refused = crowdpatch::limits::check_bake(&p, None);
+            if refused.is_empty() { Ok(p) } else { Err(refused) }
+        });
+        match resolved {
             Ok(p) => patches.push(p),
             Err(problems) => {
                 let cells: Vec<String> = tile.cells.iter().take(6).map(|[i, j]| format!("({i}, {j})")).collect();
@@ -179,7 +218,6 @@ fn bake_tiles(
     patches: &[crowdpatch::Patch],
 ) -> anyhow::Result<Result<Baked, u8>> {
     let tiles_dir = args.output.join("tiles");
-    std::fs::create_dir_all(&tiles_dir).with_context(|| format!("creating {}", tiles_dir.display()))?;
     let to_bake: Vec<usize> = (0..composition.tiles.len())
         .filter(|&k| {
             let t = &composition.tiles[k];
@@ -191,7 +229,7 @@ fn bake_tiles(
         })
         .collect();
     let bar = work::progress_bar(to_bake.len(), "tiles", args.quiet);
-    let workers = work::Workers::new(args.jobs)?;
+    let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let results: Vec<anyhow::Result<bool>> = workers.map(&to_bake, &bar, |&k| {
         let tile = &composition.tiles[k];
         let mut observer = Progress { bar: &bar, name: tile.key.clone() };
@@ -199,9 +237,9 @@ fn bake_tiles(
         let glb = crowdpatch_gltf::write_glb(&bake.baked(), &crowdpatch_gltf::GlbOptions::default())
             .with_context(|| format!("writing the GLB of tile {}", tile.key))?;
         let glb_path = tiles_dir.join(format!("{}.glb", tile.key));
-        crowdpatch::io::write_atomic(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;
+        output::write(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;
         let doc_path = tiles_dir.join(format!("{}.patch.json", tile.key));
-        crowdpatch::io::write_atomic(&doc_path, canonical_text(&tile.document).as_bytes())
+        output::write(&doc_path, canonical_text(&tile.document).as_bytes())
             .with_context(|| format!("writing {}", doc_path.display()))?;
         Ok(bake.converged())
     });
@@ -236,11 +274,24 @@ struct WorldCheck {
 
 /// Loads the written tiles with the runtime and checks the world: the mirror
 /// rule on every shared edge, and the seam metrics.
+///
+/// A progress bar follows its three stages (loading the tiles, the mirror
+/// rule, the seam metrics over every cell) with an ETA. Cost: linear in the
+/// tiles' size and in the world's cells ([`seam_metrics_with`]).
 fn check_world(args: &ComposeArgs, composition: &Composition, file: &WorldFile) -> anyhow::Result<WorldCheck> {
-    let tiles = file.load_tiles(&args.output).context("loading the composed tiles back")?;
+    let bar = work::stage_bar(args.quiet);
+    bar.set_message("checking the world: 1/3 loading the tiles");
+    bar.set_length(file.tiles.len() as u64);
+    let mut tiles = Vec::with_capacity(file.tiles.len());
+    for (k, t) in file.tiles.iter().enumerate() {
+        let path = args.output.join(&t.glb);
+        tiles.push(Tile::load(&path).with_context(|| format!("loading the composed tile {} back", path.display()))?);
+        bar.set_position(k as u64 + 1);
+    }
     let extras: Vec<_> = tiles.iter().map(|t| t.extras()).collect();
     let world = file.world();
     let wang = composition.wang.is_some();
+    bar.set_message("checking the world: 2/3 the mirror rule on every shared edge");
     let mismatches: Vec<_> = world
         .check(&extras)
         .into_iter()
@@ -248,7 +299,15 @@ fn check_world(args: &ComposeArgs, composition: &Composition, file: &WorldFile) 
         .filter(|m| !(wang && m.neighbour.is_none() && matches!(m.problem, SeamProblem::OpenSide { .. })))
         .collect();
     let refs: Vec<_> = tiles.iter().collect();
-    let seams = seam_metrics(&world, &refs);
+    bar.set_message("checking the world: 3/3 seam metrics (crossings, then clearances) over every cell");
+    bar.reset_eta();
+    let seams = seam_metrics_with(&world, &refs, &mut |done, total| {
+        if done % 64 == 0 || done == total {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    });
+    bar.finish_and_clear();
     let two_r = tiles.first().map_or(0.0, |t| 2.0 * t.agent_radius());
     Ok(WorldCheck { world, mismatches, seams, two_r })
 }
@@ -293,7 +352,7 @@ fn write_report(
         },
     });
     let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";
-    crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
+    output::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The `world.json` of a composition.

@@ -8,7 +8,8 @@ pub const EXIT_COLLISIONS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
 /// The exit codes, for `--help`.
-pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 baked, but collisions remain; 2 bad input or error.";
+pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 baked, but collisions remain; 2 bad input or error (nothing \
+                              written); 130 interrupted by Ctrl-C or SIGTERM (temporary files removed).";
 
 /// Whether an error comes from writing to a closed pipe (`crowdpatch … | head`),
 /// which is not a failure.

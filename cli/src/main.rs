@@ -7,13 +7,15 @@
 //! `crowdpatch-runtime`, the exporters) doing the work.
 //!
 //! Exit codes ([`exit`]): 0 success; 1 baked, but collisions remain; 2 bad
-//! input or error.
+//! input or error; 130 interrupted (Ctrl-C, SIGTERM; temporary files removed).
 
 mod bake;
 mod bench;
 mod character;
 mod compose;
 mod exit;
+mod growth;
+mod output;
 mod pattern;
 mod realism;
 mod validate;
@@ -66,7 +68,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    growth::report_peak_memory();
+    match result {
         Ok(code) => code,
         Err(e) => {
             if exit::is_broken_pipe(&e) {
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    output::install_signal_handler()?;
     match cli.command {
         Command::Bake(args) => bake::run(args),
         Command::Validate(args) => validate::run(args),

@@ -26,6 +26,25 @@ pub fn progress_bar(len: usize, unit: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
+/// A progress bar for one long task that goes through named stages: its
+/// length and position follow the stage at hand (the caller sets them, and
+/// the stage name as message), with elapsed time and the stage's ETA;
+/// hidden when `quiet`.
+pub fn stage_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {percent:>3}%, eta {eta} {wide_msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
 /// A pool of worker threads (`--jobs N`; default one per core).
 pub struct Workers {
     pool: rayon::ThreadPool,

@@ -15,6 +15,9 @@
 //! A world with a Wang set is streamed as the unbounded world of the set
 //! (with the file's seed) along a 2 km path; a plain world along a loop over
 //! its grid.
+//!
+//! Exit codes, as the README's: 0 success; 2 bad input or another error,
+//! a tile that failed to load included.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -141,6 +144,9 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
         sample_time.as_secs_f64() * 1e6 / (FRAMES + 1) as f64,
         samples / (FRAMES + 1)
     );
+    if failed > 0 {
+        return Err(format!("{failed} tile load(s) failed (see above)"));
+    }
     Ok(())
 }
 

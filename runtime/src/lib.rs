@@ -78,7 +78,7 @@ pub use format::{
 pub use load::MAX_INSTANCES;
 pub use pose::{Placement, Poses, PosesMut};
 pub use sampler::{CrowdSampler, PlacedTile};
-pub use seam::{SeamReport, seam_metrics};
+pub use seam::{SeamReport, seam_metrics, seam_metrics_with};
 #[cfg(feature = "glb")]
 pub use stream::DirectorySource;
 pub use stream::{Layout, StreamEvent, StreamOptions, Streamer, TileSource, WangWorld};

@@ -27,6 +27,7 @@ use crate::format::{AgentKind, PointRef, Side};
 use crate::pose::Placement;
 use crate::tile::Tile;
 use crate::world::{Cell, World};
+use std::collections::HashMap;
 
 /// A crossing pedestrian: the cell it leaves and its agent there, the cell it
 /// enters and its agent there.
@@ -110,21 +111,6 @@ fn norm(a: [f64; 2]) -> f64 {
     a[0].hypot(a[1])
 }
 
-/// The agent of `tile` whose path starts (`entry`) or ends at the boundary
-/// point `point`.
-fn agent_at(tile: &Tile, point: PointRef, entry: bool) -> Option<usize> {
-    tile.extras().agents.iter().position(|a| match a.kind {
-        AgentKind::Exogenous { entry: e, exit: x } => {
-            if entry {
-                e == point
-            } else {
-                x == point
-            }
-        }
-        AgentKind::Endogenous { .. } => false,
-    })
-}
-
 /// World position of agent `agent` of a placed tile at unwrapped time `t`.
 fn world_position(tile: &Tile, place: &Placement, agent: usize, t: f64) -> Option<[f64; 2]> {
     tile.agent_position(agent, t).map(|p| place.point(tile.size(), p))
@@ -132,11 +118,22 @@ fn world_position(tile: &Tile, place: &Placement, agent: usize, t: f64) -> Optio
 
 /// Computes the seam metrics of `world` whose tile `k` is `tiles[k]`.
 /// Cells naming a missing tile are skipped ([`World::check`] reports them).
-///
-/// Cost: per edge, linear in its boundary points (times the agents, to find
-/// them), plus, per neighbouring cell pair, the agent-instance pairs whose
-/// bounding boxes come within 2r, each in time linear in their keys.
+/// Same as [`seam_metrics_with`] without progress.
 pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
+    seam_metrics_with(world, tiles, &mut |_, _| {})
+}
+
+/// [`seam_metrics`], reporting progress as `(cells done, 2 × cells)`: each
+/// cell is visited once for its crossings, then once for its clearances.
+///
+/// Cost: O(cells · (p·log p + a·log a + i²·k)), linear in the world: per
+/// cell, its boundary points p are matched to their mirrors and agents
+/// through sorted indices, and its instances i are compared with those of
+/// its four forward neighbours (edge and corner) whose bounding boxes come
+/// within 2r + [`CLEARANCE_REACH`], each pair in time linear in their keys k;
+/// the hand-over instants of a pair are found in a hash index of the
+/// crossings (O(1) per pair, not a scan of every crossing).
+pub fn seam_metrics_with(world: &World, tiles: &[&Tile], progress: &mut dyn FnMut(usize, usize)) -> SeamReport {
     let mut report = SeamReport::default();
     let l = world.size;
     let cell = |i: usize, j: usize| -> Option<(Cell, &Tile, Placement)> {
@@ -144,10 +141,17 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
         let t = *tiles.get(c.tile)?;
         Some((c, t, world.placement(i, j, c.rotation)))
     };
-    let mut handover_time: Vec<(Handover, f32)> = Vec::new();
+    let total = 2 * world.cells().count();
+    let mut done = 0usize;
+    // Hand-over instants of each crossing pedestrian, by its two halves.
+    let mut handover_time: HashMap<Handover, Vec<f32>> = HashMap::new();
+    // Per tile: the agent starting (entry) or ending (exit) at each point.
+    let ends: Vec<AgentEnds> = tiles.iter().map(|t| AgentEnds::of(t)).collect();
 
     // Crossings.
     for ([i, j], _) in world.cells() {
+        done += 1;
+        progress(done, total);
         let Some((ca, ta, pa)) = cell(i, j) else { continue };
         for side in [Side::East, Side::North] {
             let Some([ni, nj]) = world.neighbour(i, j, side) else { continue };
@@ -156,24 +160,33 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
             let la = side.rotated(-i32::from(ca.rotation % 4));
             let lb = side.opposite().rotated(-i32::from(cb.rotation % 4));
             let period = ta.period();
-            // (exiting tile, its side, entering tile, its side, cells)
-            let ends = [
-                (ta, &pa, la, [i, j], tb, &pb, lb, [ni, nj], side),
-                (tb, &pb, lb, [ni, nj], ta, &pa, la, [i, j], side.opposite()),
+            // (exiting tile, its ends, placement, its side, cell, entering tile, …, world side)
+            let pairs = [
+                (ta, &ends[ca.tile], &pa, la, [i, j], tb, &ends[cb.tile], &pb, lb, [ni, nj], side),
+                (tb, &ends[cb.tile], &pb, lb, [ni, nj], ta, &ends[ca.tile], &pa, la, [i, j], side.opposite()),
             ];
-            for (tx, px, sx, cx, ty, py, sy, cy, world_side) in ends {
+            for (tx, ex, px, sx, cx, ty, ey, py, sy, cy, world_side) in pairs {
                 let exits = &tx.extras().patterns[sx].exits;
                 let entries = &ty.extras().patterns[sy].entries;
+                // The mirror entry of each exit, through entries sorted by s.
+                let mut by_s: Vec<(f64, usize)> = entries.iter().enumerate().map(|(k, q)| (q.s, k)).collect();
+                by_s.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let tol_s = 1e-6 * l.max(1.0);
                 for (index, p) in exits.iter().enumerate() {
-                    let mirror = entries.iter().position(|q| {
-                        let dt = (q.t - p.t).rem_euclid(period);
-                        (q.s - (l - p.s)).abs() < 1e-6 * l.max(1.0) && dt.min(period - dt) < 1e-6 * period.max(1.0)
-                    });
+                    let want = l - p.s;
+                    // |s − want| < tol_s, the lowest index first (as a scan would).
+                    let from = by_s.partition_point(|&(s, _)| s <= want - tol_s);
+                    let mirror = by_s[from..]
+                        .iter()
+                        .take_while(|&&(s, _)| s < want + tol_s)
+                        .map(|&(_, k)| k)
+                        .filter(|&k| {
+                            let dt = (entries[k].t - p.t).rem_euclid(period);
+                            dt.min(period - dt) < 1e-6 * period.max(1.0)
+                        })
+                        .min();
                     let pair = mirror.and_then(|m| {
-                        Some((
-                            agent_at(tx, PointRef { side: sx, index }, false)?,
-                            agent_at(ty, PointRef { side: sy, index: m }, true)?,
-                        ))
+                        Some((ex.exit(PointRef { side: sx, index })?, ey.entry(PointRef { side: sy, index: m })?))
                     });
                     let Some((ax, ay)) = pair else {
                         report.unmatched += 1;
@@ -209,8 +222,7 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
                     report.max_time_error = report.max_time_error.max(crossing.time_error);
                     report.max_velocity_jump = report.max_velocity_jump.max(crossing.velocity_jump);
                     report.crossings.push(crossing);
-                    let key = (cx, ax, cy, ay);
-                    handover_time.push((key, end.rem_euclid(period) as f32));
+                    handover_time.entry((cx, ax, cy, ay)).or_default().push(end.rem_euclid(period) as f32);
                 }
             }
         }
@@ -218,9 +230,13 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
 
     // Clearance across edges and corners.
     let boxes: Vec<Vec<[f32; 4]>> = tiles.iter().map(|t| instance_boxes(t)).collect();
+    let mut skip: Vec<f32> = Vec::new();
     for ([i, j], _) in world.cells() {
+        done += 1;
+        progress(done, total);
         let Some((ca, ta, pa)) = cell(i, j) else { continue };
         let two_r = 2.0 * ta.agent_radius();
+        let wa: Vec<[f32; 4]> = boxes[ca.tile].iter().map(|b| world_box(b, &pa, l)).collect();
         let others = [(1i64, 0i64), (0, 1), (1, 1), (-1, 1)];
         for (di, dj) in others {
             let (ni, nj) = (i as i64 + di, j as i64 + dj);
@@ -230,7 +246,6 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
             let (ni, nj) = (ni as usize, nj as usize);
             let Some((cb, tb, pb)) = cell(ni, nj) else { continue };
             let reach = (two_r.max(2.0 * tb.agent_radius()) + CLEARANCE_REACH) as f32;
-            let wa: Vec<[f32; 4]> = boxes[ca.tile].iter().map(|b| world_box(b, &pa, l)).collect();
             let wb: Vec<[f32; 4]> = boxes[cb.tile].iter().map(|b| world_box(b, &pb, l)).collect();
             for (ia, ba) in wa.iter().enumerate() {
                 for (ib, bb) in wb.iter().enumerate() {
@@ -240,13 +255,12 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
                         continue;
                     }
                     let (agent_a, agent_b) = (ta.instance(ia).agent, tb.instance(ib).agent);
-                    let skip: Vec<f32> = handover_time
-                        .iter()
-                        .filter(|(k, _)| {
-                            *k == ([i, j], agent_a, [ni, nj], agent_b) || *k == ([ni, nj], agent_b, [i, j], agent_a)
-                        })
-                        .map(|(_, t)| *t)
-                        .collect();
+                    skip.clear();
+                    for key in [([i, j], agent_a, [ni, nj], agent_b), ([ni, nj], agent_b, [i, j], agent_a)] {
+                        if let Some(times) = handover_time.get(&key) {
+                            skip.extend_from_slice(times);
+                        }
+                    }
                     let Some((d, tau)) = closest(ta, &pa, ia, tb, &pb, ib, l, &skip) else { continue };
                     if report.min_clearance.is_none_or(|m| d < m) {
                         report.min_clearance = Some(d);
@@ -259,6 +273,53 @@ pub fn seam_metrics(world: &World, tiles: &[&Tile]) -> SeamReport {
         }
     }
     report
+}
+
+/// The agent of a tile that starts (enters) or ends (exits) at each boundary
+/// point, sorted for binary search.
+struct AgentEnds {
+    entries: Vec<(PointRef, usize)>,
+    exits: Vec<(PointRef, usize)>,
+}
+
+fn point_key(p: &PointRef) -> (usize, usize) {
+    (p.side.index(), p.index)
+}
+
+impl AgentEnds {
+    /// O(a log a) in the tile's agents a; the first agent wins, as a scan
+    /// in agent order would.
+    fn of(tile: &Tile) -> AgentEnds {
+        let mut entries = Vec::new();
+        let mut exits = Vec::new();
+        for (k, a) in tile.extras().agents.iter().enumerate() {
+            if let AgentKind::Exogenous { entry, exit } = a.kind {
+                entries.push((entry, k));
+                exits.push((exit, k));
+            }
+        }
+        let order =
+            |a: &(PointRef, usize), b: &(PointRef, usize)| point_key(&a.0).cmp(&point_key(&b.0)).then(a.1.cmp(&b.1));
+        entries.sort_by(order);
+        exits.sort_by(order);
+        AgentEnds { entries, exits }
+    }
+
+    fn find(list: &[(PointRef, usize)], point: PointRef) -> Option<usize> {
+        let key = point_key(&point);
+        let at = list.partition_point(|(p, _)| point_key(p) < key);
+        list.get(at).filter(|(p, _)| point_key(p) == key).map(|&(_, k)| k)
+    }
+
+    /// The agent whose path starts at `point`.
+    fn entry(&self, point: PointRef) -> Option<usize> {
+        Self::find(&self.entries, point)
+    }
+
+    /// The agent whose path ends at `point`.
+    fn exit(&self, point: PointRef) -> Option<usize> {
+        Self::find(&self.exits, point)
+    }
 }
 
 /// Bounding box `[xmin, ymin, xmax, ymax]` of every instance's keys (patch frame).

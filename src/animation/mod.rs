@@ -70,6 +70,19 @@ pub struct SkeletalOutcome {
 /// `agents` are the bake's final paths and `baked` their baked form (same
 /// order).
 pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: &Skeletal) -> SkeletalOutcome {
+    animate_with(patch, agents, baked, skeletal, &mut |_, _| {})
+}
+
+/// [`animate`], reporting progress as `(done, 2 × agents)`: one unit per
+/// agent planned, then one per agent synthesised.
+pub fn animate_with(
+    patch: &Patch,
+    agents: &[Agent],
+    baked: &[BakedAgent],
+    skeletal: &Skeletal,
+    progress: &mut dyn FnMut(usize, usize),
+) -> SkeletalOutcome {
+    let total = 2 * agents.len();
     let character = &skeletal.character;
     let gait = &skeletal.gait;
     let period = patch.header.period;
@@ -96,6 +109,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
         }
         plans.push(plan);
         ends_of.push(ends);
+        progress(i + 1, total);
     }
     let planning_ms = t.elapsed().as_secs_f64() * 1000.0;
     let t = std::time::Instant::now();
@@ -121,6 +135,7 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
         };
         out.push(anim);
         traces.push(trace);
+        progress(agents.len() + out.len(), total);
     }
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
     let metrics = metrics::metrics(character, baked, &out, &traces, period);

@@ -1,6 +1,7 @@
 //! Routes around static obstacles for the initial paths: A* on a grid over
 //! the patch shrunk by r (the `pathfinding` crate), then line-of-sight
-//! shortening. Cost: building the grid is O(cells · obstacles); a route is
+//! shortening. Cost: building the grid is O(cells) plus, per obstacle, the
+//! cells of its box grown by the clearance times its vertices; a route is
 //! A* over at most 2000² cells.
 
 use crate::geometry::{Vec2, segment_obstacle_distance};
@@ -29,12 +30,31 @@ impl<'a> Router<'a> {
         let h = 0.2_f64.min((l - 2.0 * r) / 8.0).max(1e-3);
         let n = (((l - 2.0 * r) / h).floor() as usize + 1).min(2000);
         let mut blocked = vec![false; n * n];
-        if !patch.obstacles.is_empty() {
-            for i in 0..n {
-                for j in 0..n {
-                    let p = Vec2::new(r + i as f64 * h, r + j as f64 * h);
-                    blocked[i * n + j] =
-                        patch.obstacles.iter().any(|o| crate::geometry::obstacle_signed_distance(p, o).0 < clearance);
+        // Each obstacle marks the cells of its box grown by the clearance:
+        // no cell outside can be nearer than that.
+        let index = |c: f64| ((c - r) / h).clamp(0.0, (n - 1) as f64);
+        for o in &patch.obstacles {
+            let (lo, hi) = match o {
+                Obstacle::Circle { center, radius } => {
+                    ([center[0] - radius, center[1] - radius], [center[0] + radius, center[1] + radius])
+                }
+                Obstacle::Polygon(vs) => vs
+                    .iter()
+                    .fold(([f64::INFINITY, f64::INFINITY], [f64::NEG_INFINITY, f64::NEG_INFINITY]), |(lo, hi), v| {
+                        ([lo[0].min(v[0]), lo[1].min(v[1])], [hi[0].max(v[0]), hi[1].max(v[1])])
+                    }),
+            };
+            if !(lo.iter().chain(&hi).all(|c| c.is_finite())) {
+                continue;
+            }
+            let (i0, i1) = (index(lo[0] - clearance).floor() as usize, index(hi[0] + clearance).ceil() as usize);
+            let (j0, j1) = (index(lo[1] - clearance).floor() as usize, index(hi[1] + clearance).ceil() as usize);
+            for i in i0..=i1 {
+                for j in j0..=j1 {
+                    if !blocked[i * n + j] {
+                        let p = Vec2::new(r + i as f64 * h, r + j as f64 * h);
+                        blocked[i * n + j] = crate::geometry::obstacle_signed_distance(p, o).0 < clearance;
+                    }
                 }
             }
         }
