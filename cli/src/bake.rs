@@ -65,14 +65,18 @@ pub struct BakeArgs {
     animation: AnimationArg,
 
     /// The character of a skeletal bake: `builtin` (generated, no asset
-    /// needed) or a glTF binary with a skinned character and a walk clip.
-    #[arg(long, value_name = "builtin|FILE.glb", default_value = "builtin")]
+    /// needed) or a rigged humanoid in glTF (.glb or .gltf); without a walk
+    /// clip of its own it walks with a retargeted one (--animation-source).
+    #[arg(long, value_name = "builtin|FILE", default_value = "builtin")]
     character: String,
 
     /// Scale an imported character to this height [m]; 0 keeps the file's
     /// scale.
     #[arg(long, value_name = "M", default_value_t = 1.75)]
     character_height: f64,
+
+    #[command(flatten)]
+    walk: crate::character::WalkArgs,
 
     /// Sample rate of the skeletal joint tracks [Hz] (rounded so that a whole
     /// number of samples fills the period).
@@ -127,7 +131,13 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     let skeletal = match args.animation {
         AnimationArg::None => None,
         AnimationArg::Skeletal => {
-            let character = crate::character::load(&args.character, args.character_height, false)?;
+            let setup = crate::character::load(&args.character, args.character_height, &args.walk)?;
+            if !args.quiet {
+                for n in &setup.notes {
+                    eprintln!("{}: {n}", args.character);
+                }
+            }
+            let character = setup.character;
             if !(args.frame_rate.is_finite() && (1.0..=240.0).contains(&args.frame_rate)) {
                 bail!("--frame-rate {}: must be in [1, 240] Hz", args.frame_rate);
             }
@@ -267,22 +277,38 @@ fn bake_one(
             .with_context(|| format!("drawing the preview of {}", job.source.display()))?;
         crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok((bake.converged(), summary(job, &bake)))
+    Ok((bake.converged() && bake.animation_passed(), summary(job, &bake)))
 }
 
 fn summary(job: &Job, bake: &Bake) -> String {
     let m = &bake.metrics;
     let two_r = 2.0 * bake.patch.header.agent_radius;
     let sep = m.min_separation.map_or("no agents meet".to_string(), |d| format!("min separation {d:.3} m"));
-    let state = if bake.converged() {
+    let mut state = if bake.converged() {
         "collision-free".to_string()
     } else {
         format!("{} COLLISION(S) REMAIN (2r = {two_r} m; see --report)", bake.remaining.len())
     };
+    if let Some(s) = &bake.skeletal
+        && !s.gate.passed()
+    {
+        state.push_str(&format!(
+            ", ANIMATION FAILS ITS QUALITY GATE ({}; see --report)",
+            s.gate.violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("; ")
+        ));
+    }
     let anim = m.animation.as_ref().map_or(String::new(), |a| {
         format!(
-            ", {} footsteps, foot skate {:.4} m/s, root deviation p95 {:.3} m",
-            a.footsteps, a.foot_skate, a.root_deviation_p95
+            ", {} footsteps, foot skate {:.4} m/s, stance drift p95 {:.4} m (max {:.4}), root deviation p95 {:.3} m \
+             (max {:.3}), hip height {:.2}–{:.2} of the leg",
+            a.footsteps,
+            a.foot_skate,
+            a.stance_drift_p95,
+            a.stance_drift_max,
+            a.root_deviation_p95,
+            a.root_deviation_max,
+            a.hip_height_ratio[2],
+            a.hip_height_ratio[0]
         )
     });
     format!(

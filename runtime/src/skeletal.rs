@@ -315,4 +315,19 @@ pub struct AnimationMetrics {
     /// jump in the motion (at a step boundary, a hand-over between instances
     /// or a loop point) would show here as an absurd speed.
     pub max_joint_speed: f64,
+    /// 95th percentile over footsteps of the stance drift: how far a foot's
+    /// contact joint moves horizontally from where it is at its plant until
+    /// it lifts `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stance_drift_p95: f64,
+    /// Largest stance drift of any footstep `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stance_drift_max: f64,
+    /// Hip height over leg length of walking agents: least, 5th percentile
+    /// and mean (natural walking keeps 0.9–1.0).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_height_ratio: [f64; 3],
+    /// Shortest step (landing along the facing from the stance foot) `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub step_length_min: f64,
 }
