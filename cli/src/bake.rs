@@ -131,7 +131,8 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     let skeletal = match args.animation {
         AnimationArg::None => None,
         AnimationArg::Skeletal => {
-            let setup = crate::character::load(&args.character, args.character_height, &args.walk)?;
+            let comfort = jobs.iter().map(|j| j.patch.header.comfort_speed).fold(0.0, f64::max);
+            let setup = crate::character::load(&args.character, args.character_height, &args.walk, comfort)?;
             if !args.quiet {
                 for n in &setup.notes {
                     eprintln!("{}: {n}", args.character);

@@ -73,8 +73,9 @@ pub struct InspectArgs {
     walk: WalkArgs,
 }
 
-/// Loads and prepares `builtin` or a glTF character as the arguments say.
-pub fn load(spec: &str, height: f64, walk: &WalkArgs) -> anyhow::Result<Setup> {
+/// Loads and prepares `builtin` or a glTF character as the arguments say,
+/// for a crowd walking at `walk_speed` [m/s].
+pub fn load(spec: &str, height: f64, walk: &WalkArgs, walk_speed: f64) -> anyhow::Result<Setup> {
     if !(height.is_finite() && height >= 0.0) {
         anyhow::bail!("--character-height {height}: must be a height in metres, ≥ 0 (0 keeps the file's scale)");
     }
@@ -84,6 +85,7 @@ pub fn load(spec: &str, height: f64, walk: &WalkArgs) -> anyhow::Result<Setup> {
         joint_map: walk.joint_map.clone(),
         animation_source: AnimationSource::parse(&walk.animation_source),
         source_joint_map: walk.source_joint_map.clone(),
+        walk_speed: Some(walk_speed),
     };
     Ok(setup(&spec)?)
 }
@@ -104,7 +106,7 @@ macro_rules! w {
 
 fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
     let mut text = String::new();
-    let setup = load(&args.character, args.height, &args.walk)?;
+    let setup = load(&args.character, args.height, &args.walk, 1.33)?;
     let character = &setup.character;
     let thresholds = PlantThresholds::default();
     let analyses: Vec<ClipAnalysis> =

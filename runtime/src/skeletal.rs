@@ -192,6 +192,13 @@ pub struct Character {
     pub height: f64,
     /// The skinned mesh, one primitive per material.
     pub primitives: Vec<SkinnedPrimitive>,
+    /// The hip joints of the two legs (upper legs), left then right.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_joints: [usize; 2],
+    /// Length of a straight leg `[m]`: hip joint to ankle plus the ankle's
+    /// height; hip height over it is about 0.9–1.0 in natural walking.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub leg_length: f64,
 }
 
 impl Character {
@@ -267,6 +274,14 @@ pub struct CharacterExtras {
     pub hips: usize,
     /// Height at rest `[m]`.
     pub height: f64,
+    /// Indices of the hip joints of the two legs (upper legs), left then
+    /// right.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_joints: [usize; 2],
+    /// Length of a straight leg `[m]` (hip height over leg length tells a
+    /// walker upright, about 0.9–1.0, from a crouch).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub leg_length: f64,
     /// Gait phase convention at boundary points, in words (see
     /// [`BoundaryGait`]).
     pub gait_convention: String,

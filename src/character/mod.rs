@@ -272,6 +272,22 @@ impl Clip {
         }
     }
 
+    /// Moves the whole body horizontally so that joint `at` (the hips) is
+    /// over the model origin on average over the clip: the root of root
+    /// motion then follows the path, whatever the clip's lean. O(frames ·
+    /// joints).
+    pub fn centre_at(&mut self, skeleton: &Skeleton, at: usize) {
+        let n = self.frames.len().max(1) as f64;
+        let mean = self.frames.iter().map(|f| skeleton.positions(f)[at]).fold(V3::zeros(), |a, p| a + p) / n;
+        let shift = V3::new(mean.x, 0.0, mean.z);
+        let tops: Vec<usize> = (0..skeleton.len()).filter(|&j| skeleton.joints[j].parent.is_none()).collect();
+        for frame in &mut self.frames {
+            for &top in &tops {
+                frame[top].translation -= shift;
+            }
+        }
+    }
+
     /// Removes root motion measured at joint `at` (the hips: root motion
     /// may be keyed on any joint above them): its average horizontal
     /// velocity and yaw rate over the clip, taken out of the whole body by
@@ -455,6 +471,8 @@ impl Character {
             hips: self.hips,
             height: self.height,
             primitives: self.primitives.clone(),
+            hip_joints: self.hip_joints(),
+            leg_length: self.leg_length(),
         }
     }
 

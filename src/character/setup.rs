@@ -59,6 +59,12 @@ pub struct CharacterSpec {
     pub animation_source: AnimationSource,
     /// A joint map for the animation source file.
     pub source_joint_map: Option<PathBuf>,
+    /// The speed the crowd walks at `[m/s]` (the patches' comfort speed;
+    /// `None`: 1.33 m/s). With [`AnimationSource::Auto`], own walks whose
+    /// fastest straight step is slower than 3/4 of it are not used: a walker
+    /// cannot triple its cadence, and the built-in walks retargeted cover
+    /// human speeds.
+    pub walk_speed: Option<f64>,
 }
 
 /// Why a character cannot walk.
@@ -127,8 +133,17 @@ pub fn setup(spec: &CharacterSpec) -> Result<Setup, SetupError> {
     if !runs.is_empty() {
         notes.push(format!("{} measured as a run (flight phase): not used as a walk", runs.join(", ")));
     }
+    let fastest = choices.iter().filter(|c| c.kind == ClipKind::Walk).map(|c| c.speed).fold(0.0, f64::max);
+    let need = spec.walk_speed.unwrap_or(1.33);
     let source = match (&spec.animation_source, own_walks) {
-        (AnimationSource::Auto, n) if n > 0 => None,
+        (AnimationSource::Auto, n) if n > 0 && fastest >= 0.75 * need => None,
+        (AnimationSource::Auto, n) if n > 0 => {
+            notes.push(format!(
+                "its own walks reach {fastest:.2} m/s, too slow for a crowd at {need:.2} m/s: walking with the \
+                 built-in walks retargeted through its humanoid mapping (--animation-source none keeps its own)"
+            ));
+            Some(AnimationSource::Builtin)
+        }
         (AnimationSource::None, 0) => {
             return Err(SetupError::NoWalk(format!(
                 "{} has no walk clip ({}) and --animation-source none was given: pass --animation-source builtin \

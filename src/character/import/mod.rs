@@ -177,7 +177,10 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     if (scale - 1.0).abs() > 1e-6 {
         notes.push(format!("scaled by {scale:.4} to {:.2} m (it is {file_height:.3} units tall)", file_height * scale));
     }
-    let place = Matrix4::new_scaling(scale) * Matrix4::new_translation(&V3::new(0.0, -ground, 0.0));
+    // The hips above the model origin at rest (the root of root motion).
+    let hips_at = rest_file.get(kept.index_of.get(&humanoid.get(Bone::Hips).unwrap_or(0)).copied().unwrap_or(0));
+    let hips_at = hips_at.map_or(V3::zeros(), |g| rot * position_of(g));
+    let place = Matrix4::new_scaling(scale) * Matrix4::new_translation(&V3::new(-hips_at.x, -ground, -hips_at.z));
     geometry.transform(&place);
     let to_model = place * r4;
     // The skeleton in the model frame with unit scales.
@@ -227,6 +230,7 @@ fn model_clip(raw: RawClip, file: &Skeleton, model: &Skeleton, to_model: &Matrix
     let frames: Vec<Pose> = raw.frames.iter().map(|f| file.model_pose(f, to_model)).collect();
     let mut clip = Clip { name: raw.name, frame_interval: raw.frame_interval, frames, cyclic: false };
     clip.make_in_place_at(model, hips);
+    clip.centre_at(model, hips);
     let n = clip.frames.len();
     let extent = {
         let p = model.positions(&model.rest_pose());
