@@ -9,9 +9,9 @@
 //! |---|---|---|
 //! | stance drift | per footstep, the largest horizontal distance of the planted foot's contact joint from where it was at the plant, until lift-off | p95 ≤ 1 cm, max ≤ 3 cm |
 //! | root deviation | horizontal distance of the hips from the baked path (the body may leave the path a little round a sharp corner rather than crouch or let a planted foot slide; the maximum is reported) | p95 ≤ 5 cm |
-//! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.12 (the synthesis lowers the body by at most 0.1 of the leg to reach a foot) |
-//! | joint speed | speed of any joint between consecutive samples (a jump of 17 cm in one 1/120 s sample) | ≤ 20 m/s, × √(leg / 0.9 m) for longer legs |
-//! | step length | landing of each step from the stance foot, along the direction halfway between the two footsteps' headings | ≥ −2 cm (no backward steps) |
+//! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
+//! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
+//! | step length | landing of each step from the stance foot, along the direction halfway between the two footsteps' headings, over the leg length | ≥ −0.2 (a foot set a little behind the other while turning on the spot is no step backwards; −1 is) |
 //!
 //! Maxima are reported, not only means and percentiles, so that a single
 //! jump shows. Cost: O(samples · joints) per agent.
@@ -38,7 +38,7 @@ pub struct GateLimits {
     /// Largest joint speed `[m/s]`, scaled by `√(leg / 0.9 m)` for legs
     /// longer than 0.9 m (dynamic similarity).
     pub joint_speed: f64,
-    /// Shortest step `[m]` (negative: a step backwards).
+    /// Shortest step over the leg length (negative: a step backwards).
     pub step_length_min: f64,
 }
 
@@ -48,9 +48,9 @@ impl Default for GateLimits {
             stance_drift_p95: 0.01,
             stance_drift_max: 0.03,
             root_deviation_p95: 0.05,
-            hip_height_drop: 0.12,
-            joint_speed: 20.0,
-            step_length_min: -0.15,
+            hip_height_drop: 0.2,
+            joint_speed: 30.0,
+            step_length_min: -0.2,
         }
     }
 }
@@ -322,15 +322,17 @@ pub fn check(
             ),
         );
     }
-    if r.step_length_min.value < limits.step_length_min {
+    if r.step_length_min.value < limits.step_length_min * leg {
         over(
             "step_length_min",
             r.step_length_min.value,
-            limits.step_length_min,
+            limits.step_length_min * leg,
             &r.step_length_min,
             format!(
                 "the {} {:.2} m behind the other foot (limit {:.2} m): a step backwards",
-                r.step_length_min.what, -r.step_length_min.value, -limits.step_length_min
+                r.step_length_min.what,
+                -r.step_length_min.value,
+                -limits.step_length_min * leg
             ),
         );
     }

@@ -8,7 +8,8 @@
 //!
 //! - a **walk** when it has at least two steps, alternating feet, going
 //!   forwards (each step moves the root forwards by at least 15 % of the leg
-//!   length, more forwards than sideways, turning less than 0.6 rad),
+//!   length, more forwards than sideways, turning less than 0.8 rad; a
+//!   turning take and its mirror image blend into straight steps),
 //!   upright (hip height at least 0.85 of the leg length on average) and at
 //!   a walking pace: a Froude number `v²/(g·l)` from 0.005 to 0.5 (people
 //!   change from walking to running near 0.5, Alexander 1989; the Froude
@@ -27,7 +28,7 @@
 //!   walks), not used.
 
 use super::analysis::{ClipAnalysis, PlantThresholds, analyse};
-use super::{Character, Clip};
+use super::{Character, Clip, V3};
 use serde::Serialize;
 
 /// What a clip is, by measurement.
@@ -146,6 +147,94 @@ pub fn choose(character: &mut Character) -> Vec<ClipChoice> {
     choices
 }
 
+/// The straightest whole gait cycle of a clip that is not cyclic (a
+/// motion-capture take that walks, turns and walks back): from a foot's
+/// plant to its next plant with one plant of the other foot between, the
+/// one whose hips turn least, cut out, made cyclic and put in place. `None`
+/// for a cyclic clip or one without such a cycle. O(frames · joints).
+pub fn straightest_cycle(character: &Character, clip: &Clip) -> Option<Clip> {
+    if clip.cyclic {
+        return None;
+    }
+    let sk = &character.skeleton;
+    // Plants in the world (a take keeps its root motion): a contact joint
+    // low (within 2 % of the leg length of its lowest) and slow (under
+    // 0.3 leg lengths per second), in runs of at least 3 frames.
+    let leg = character.leg_length().max(1e-9);
+    let n = clip.frames.len();
+    let contact: Vec<[V3; 2]> = clip
+        .frames
+        .iter()
+        .map(|f| {
+            let p = sk.positions(f);
+            [p[character.feet[0].contact], p[character.feet[1].contact]]
+        })
+        .collect();
+    let dt = clip.frame_interval;
+    let mut plants: Vec<(f64, usize)> = Vec::new();
+    for foot in 0..2 {
+        let lo = contact.iter().map(|c| c[foot].y).fold(f64::INFINITY, f64::min);
+        let down: Vec<bool> = (0..n)
+            .map(|i| {
+                let (a, b) = (contact[i.saturating_sub(1)][foot], contact[(i + 1).min(n - 1)][foot]);
+                let v = V3::new(b.x - a.x, 0.0, b.z - a.z).norm()
+                    / (dt * (((i + 1).min(n - 1) - i.saturating_sub(1)) as f64));
+                contact[i][foot].y <= lo + 0.02 * leg && v <= 0.3 * leg
+            })
+            .collect();
+        let mut i = 0;
+        while i < n {
+            if down[i] && (i == 0 || !down[i - 1]) {
+                let len = (i..n).take_while(|&k| down[k]).count();
+                if len >= 3 {
+                    plants.push((i as f64 * dt, foot));
+                }
+                i += len;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    plants.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let yaw_at = |i: usize| {
+        let g = sk.globals(&clip.frames[i.min(clip.frames.len() - 1)]);
+        super::yaw_of_rotation(&super::rotation_of(&g[character.hips]))
+    };
+    let mut best: Option<(f64, usize, usize)> = None;
+    for (i, p) in plants.iter().enumerate() {
+        let mut others = 0;
+        for q in &plants[i + 1..] {
+            if q.1 != p.1 {
+                others += 1;
+                continue;
+            }
+            let (i0, i1) = ((p.0 / dt).round() as usize, (q.0 / dt).round() as usize);
+            if others == 1 && i1 > i0 + 6 && i1 < clip.frames.len() {
+                // The hips' turn over the cycle, frame by frame.
+                let mut turn = 0.0;
+                for k in i0..i1 {
+                    turn += super::wrap(yaw_at(k + 1) - yaw_at(k));
+                }
+                if best.is_none_or(|b| turn.abs() < b.0 - 1e-9) {
+                    best = Some((turn.abs(), i0, i1));
+                }
+            }
+            break;
+        }
+    }
+    let (_, i0, i1) = best?;
+    let mut out = Clip {
+        name: format!("{} (cycle {:.2}–{:.2} s)", clip.name, i0 as f64 * dt, i1 as f64 * dt),
+        frame_interval: dt,
+        frames: clip.frames[i0..=i1].to_vec(),
+        cyclic: false,
+    };
+    out.make_in_place_at(sk, character.hips);
+    out.frames.pop();
+    out.cyclic = true;
+    Some(out)
+}
+
 /// Mean height of the hip joints over a clip `[m]`.
 fn mean_hip_height(character: &Character, clip: &Clip, hips: [usize; 2]) -> f64 {
     let sk = &character.skeleton;
@@ -234,7 +323,7 @@ fn judge(clip: &Clip, a: &ClipAnalysis, leg: f64, hip_height: f64) -> ClipChoice
         format!("steps {:.2} m forwards (a walk on the spot, backwards or sideways)", forward)
     } else if lateral > forward {
         format!("steps {forward:.2} m forwards and {lateral:.2} m sideways (a strafe)")
-    } else if turn > 0.6 {
+    } else if turn > 0.8 {
         format!("turns {turn:.2} rad in a step")
     } else if froude < 0.005 {
         format!("{speed:.2} m/s is too slow for a walk (Froude number {froude:.3})")

@@ -298,17 +298,31 @@ impl Clip {
         if n < 2 {
             return;
         }
-        let g0 = skeleton.globals(&self.frames[0]);
-        let g1 = skeleton.globals(&self.frames[n - 1]);
-        // Displacement and yaw change per frame, as a cyclic clip's last
-        // frame is one interval before the first of the next cycle.
-        let steps = (n - 1) as f64;
-        let dp = (position_of(&g1[at]) - position_of(&g0[at])) / steps;
-        let dyaw = wrap(yaw_of_rotation(&(rotation_of(&g1[at]) * rotation_of(&g0[at]).inverse()))) / steps;
-        if dp.xz().norm() < 1e-4 * self.frame_interval && dyaw.abs() < 1e-5 {
+        // Displacement and yaw change per frame: least-squares slopes over
+        // every frame (a take that is not a whole cycle has its pelvis at
+        // another phase of its sway at each end).
+        let g: Vec<Matrix4<f64>> = self.frames.iter().map(|f| skeleton.globals(f)[at]).collect();
+        let mut yaws = Vec::with_capacity(n);
+        for m in &g {
+            let y = yaw_of_rotation(&rotation_of(m));
+            let y = match yaws.last() {
+                Some(&p) => p + wrap(y - p),
+                None => y,
+            };
+            yaws.push(y);
+        }
+        let kbar = (n - 1) as f64 / 2.0;
+        let den: f64 = (0..n).map(|k| (k as f64 - kbar).powi(2)).sum::<f64>().max(1e-12);
+        let slope = |v: &dyn Fn(usize) -> f64| {
+            let mean = (0..n).map(v).sum::<f64>() / n as f64;
+            (0..n).map(|k| (k as f64 - kbar) * (v(k) - mean)).sum::<f64>() / den
+        };
+        let dp = V3::new(slope(&|k| g[k][(0, 3)]), 0.0, slope(&|k| g[k][(2, 3)]));
+        let dyaw = slope(&|k| yaws[k]);
+        if dp.norm() < 1e-4 * self.frame_interval && dyaw.abs() < 1e-5 {
             return;
         }
-        let centre = position_of(&g0[at]);
+        let centre = position_of(&g[0]);
         let tops: Vec<usize> = (0..skeleton.len()).filter(|&j| skeleton.joints[j].parent.is_none()).collect();
         for (k, frame) in self.frames.iter_mut().enumerate() {
             let back = yaw(-dyaw * k as f64);

@@ -20,11 +20,14 @@
 //!    the model frame.
 //! 2. **Proportions.** Lengths scale by `k`, the ratio of the straight leg
 //!    lengths ([`Character::leg_length`]): the hips move by `k` times the
-//!    source's hips displacement from rest, and each ankle is put, by
+//!    source's hips displacement from rest, and each foot is put, by
 //!    two-bone IK on the target's own leg (or by moving a foot joint that
 //!    hangs outside the leg, which the leg then follows), where the source's
-//!    ankle is relative to its hips, scaled by `k`, about the target's own
-//!    rest stance. So a foot planted in the source is planted in the target,
+//!    is relative to its hips, scaled by `k`, about the target's own rest
+//!    stance — the ball of the foot (the contact joint) when both rigs have
+//!    one, so that a ball kept planted through heel-off stays planted
+//!    whatever the foot's length. So a foot planted in the source is planted
+//!    in the target,
 //!    at the target's hip height and stance width, and step lengths scale
 //!    with the legs.
 //! 3. **Time.** Walks of geometrically similar bodies are dynamically
@@ -255,14 +258,21 @@ impl<'a> Retarget<'a> {
             pose[j].rotation = pq.inverse() * gq[j];
             pose[j].translation = pq.inverse() * (gp[j] - pp);
         }
-        // 4. Ankles where the source's are, relative to the hips, scaled.
+        // 4. Feet where the source's are, relative to the hips, scaled: the
+        // contact point (ball of the foot) when both rigs have one, so that
+        // a ball the source keeps planted through heel-off stays planted
+        // whatever the target's foot length; else the ankle.
         if let (Some(hs), Some(ht)) = (hs, ht) {
             let hips_t = gp[ht];
             for foot in Foot::BOTH {
                 let fb = Bone::leg(foot.index())[2];
                 let (Some(fs), Some(ft)) = (s.h.get(fb), t.h.get(fb)) else { continue };
-                let want = hips_t + (sp[fs] - sp[hs]) * self.k + (t.rest_p[ft] - t.rest_p[ht])
-                    - (s.rest_p[fs] - s.rest_p[hs]) * self.k;
+                let (cs, ct) = (s.character.foot(foot).contact, t.character.foot(foot).contact);
+                let (cs, ct) = if cs != fs && ct != ft { (cs, ct) } else { (fs, ft) };
+                let want_contact = hips_t + (sp[cs] - sp[hs]) * self.k + (t.rest_p[ct] - t.rest_p[ht])
+                    - (s.rest_p[cs] - s.rest_p[hs]) * self.k;
+                let foot_q = tq[ft].unwrap_or(t.rest_q[ft]);
+                let want = want_contact - foot_q * t.rest_q[ft].inverse() * (t.rest_p[ct] - t.rest_p[ft]);
                 self.place_ankle(&mut pose, foot, ft, want, tq[ft]);
             }
         }

@@ -12,7 +12,7 @@
 //! pose.
 
 use super::bvh;
-use super::choice::{ClipChoice, ClipKind, choose, classify};
+use super::choice::{ClipChoice, ClipKind, choose, classify, straightest_cycle};
 use super::humanoid::{Bone, Humanoid, JointMap, MapError, Rig, model_rotation};
 use super::import::{ImportError, ImportOptions, import_file};
 use super::retarget::{Retarget, RetargetError};
@@ -172,6 +172,12 @@ pub fn setup(spec: &CharacterSpec) -> Result<Setup, SetupError> {
         });
     };
     let (mut motion, from) = load_source(&source, spec.source_joint_map.as_deref())?;
+    // A take that is not a loop gives its straightest whole gait cycle.
+    for k in 0..motion.clips.len() {
+        if let Some(c) = straightest_cycle(&motion, &motion.clips[k]) {
+            motion.clips[k] = c;
+        }
+    }
     let source_choices = if source == AnimationSource::Builtin {
         // All the built-in walks, its walk on the spot included; its idle last.
         classify(&motion)
@@ -246,7 +252,7 @@ pub fn load_source(source: &AnimationSource, joint_map: Option<&Path>) -> Result
                 let b = bvh::parse(&text, &name).map_err(SetupError::Bvh)?;
                 bvh_character(b, &name, joint_map.as_ref())?
             } else {
-                let options = ImportOptions { height: None, joint_map, motion_only: true };
+                let options = ImportOptions { height: Some(1.75), joint_map, motion_only: true };
                 import_file(path, &options)?
             };
             Ok((c, name))
@@ -256,7 +262,8 @@ pub fn load_source(source: &AnimationSource, joint_map: Option<&Path>) -> Result
 }
 
 /// A BVH take as a character without a mesh: mapped, turned into the model
-/// frame, its take in place.
+/// frame, 1.75 m tall, its rest pose on the take's ground; the take keeps
+/// its root motion.
 fn bvh_character(b: bvh::Bvh, file: &str, joint_map: Option<&JointMap>) -> Result<Character, SetupError> {
     let sk = &b.skeleton;
     let rig = Rig {
@@ -268,24 +275,54 @@ fn bvh_character(b: bvh::Bvh, file: &str, joint_map: Option<&JointMap>) -> Resul
     let h = Humanoid::find(&rig, &Default::default(), joint_map, file)?;
     let (up, left) = h.axes(&rig, file)?;
     let rot = model_rotation(up, left).to_homogeneous();
-    // Soles on y = 0 at rest: the lowest joint below the feet.
-    let p: Vec<_> = rig.positions.iter().map(|x| (rot * x.push(1.0)).xyz()).collect();
-    let ground = p.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
-    let to_model = Matrix4::new_translation(&super::V3::new(0.0, -ground, 0.0)) * rot;
+    // A take places its root absolutely (hips a metre up), its rest pose at
+    // the origin: the rest pose is raised onto the take's ground, the
+    // lowest a foot's contact comes in the take.
+    let hips = h.get(Bone::Hips).unwrap_or(0);
+    let contacts: Vec<usize> = (0..2).filter_map(|s| h.get(Bone::leg(s)[3]).or(h.get(Bone::leg(s)[2]))).collect();
+    let take_ground = b
+        .clip
+        .frames
+        .iter()
+        .flat_map(|f| {
+            let p = sk.positions(f);
+            contacts.iter().map(move |&c| (rot * p[c].push(1.0)).y).collect::<Vec<_>>()
+        })
+        .fold(f64::INFINITY, f64::min);
+    let rest_p: Vec<_> = rig.positions.iter().map(|x| (rot * x.push(1.0)).xyz()).collect();
+    let rest_low = contacts.iter().map(|&c| rest_p[c].y).fold(f64::INFINITY, f64::min);
+    let mut sk = sk.clone();
+    if take_ground.is_finite() && rest_low.is_finite() {
+        // The root's rest translation, in the file frame, raised by the gap.
+        let lift = (rot.fixed_view::<3, 3>(0, 0).transpose() * super::V3::new(0.0, take_ground - rest_low, 0.0)).xyz();
+        sk.joints[0].rest.translation += lift;
+    }
+    let rest_p = sk.positions(&sk.rest_pose());
+    let ground = if take_ground.is_finite() {
+        take_ground
+    } else {
+        rest_p.iter().map(|x| (rot * x.push(1.0)).y).fold(f64::INFINITY, f64::min)
+    };
+    // 1.75 m tall: the top joint (the head's end) a tenth below the top.
+    let top = rest_p.iter().map(|x| (rot * x.push(1.0)).y).fold(f64::NEG_INFINITY, f64::max);
+    let scale = 1.75 / (1.1 * (top - ground)).max(1e-9);
+    let to_model = Matrix4::new_scaling(scale) * Matrix4::new_translation(&super::V3::new(0.0, -ground, 0.0)) * rot;
+    let sk = &sk;
+    let _ = hips;
     let rest = sk.model_pose(&sk.rest_pose(), &to_model);
     let skeleton = super::Skeleton {
         joints: sk.joints.iter().zip(&rest).map(|(j, t)| super::Joint { rest: *t, ..j.clone() }).collect(),
     };
     let mut clip = b.clip;
     clip.frames = clip.frames.iter().map(|f| sk.model_pose(f, &to_model)).collect();
+    // Root motion stays: the take's straightest cycle is cut out first.
     let hips = h.get(Bone::Hips).unwrap_or(0);
-    clip.make_in_place_at(&skeleton, hips);
     let feet = std::array::from_fn(|s| {
         let [upper, lower, foot, toes] = Bone::leg(s);
         let ankle = h.get(foot).or(h.get(lower)).or(h.get(upper)).unwrap_or(hips);
         FootJoints { ankle, contact: h.get(toes).filter(|&t| skeleton.is_ancestor(ankle, t)).unwrap_or(ankle) }
     });
-    let height = p.iter().map(|x| x.y).fold(f64::NEG_INFINITY, f64::max) - ground;
+    let height = 1.75;
     let name = Path::new(file).file_stem().map_or_else(|| "bvh".into(), |s| s.to_string_lossy().into_owned());
     clip.name = format!("{name} take");
     Ok(Character {

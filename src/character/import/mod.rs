@@ -168,7 +168,12 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
         .lowest_below(&|node| legs.iter().any(|&l| tree.is_ancestor(l, node)))
         .or_else(|| geometry.bounds().map(|b| b.0.y))
         .unwrap_or_else(|| joint_ys.iter().copied().fold(f64::INFINITY, f64::min));
-    let top = geometry.bounds().map_or_else(|| joint_ys.iter().copied().fold(f64::NEG_INFINITY, f64::max), |b| b.1.y);
+    // Without a mesh (an animation file), the top of the head is a tenth
+    // above the highest joint.
+    let top = geometry.bounds().map_or_else(
+        || ground + 1.1 * (joint_ys.iter().copied().fold(f64::NEG_INFINITY, f64::max) - ground),
+        |b| b.1.y,
+    );
     let file_height = top - ground;
     let scale = match options.height {
         Some(h) if file_height > 1e-9 && h > 0.0 => h / file_height,
@@ -207,7 +212,7 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
         let contact = humanoid.get(toes).filter(|&t| skeleton.is_ancestor(ankle, t)).unwrap_or(ankle);
         FootJoints { ankle, contact }
     });
-    let height = geometry.bounds().map_or(0.0, |(lo, hi)| hi.y - lo.y.min(0.0));
+    let height = geometry.bounds().map_or(file_height * scale, |(lo, hi)| hi.y - lo.y.min(0.0));
     Ok(Character {
         name: name.to_owned(),
         mirror: mirror_map(&skeleton),
