@@ -188,6 +188,12 @@ impl Bake {
     pub fn converged(&self) -> bool {
         self.remaining.is_empty()
     }
+
+    /// Whether the skeletal animation passes its quality gate (true without
+    /// a character), see [`crate::animation::gate`].
+    pub fn animation_passed(&self) -> bool {
+        self.skeletal.as_ref().is_none_or(|s| s.gate.passed())
+    }
 }
 
 /// Bakes a patch: runs every stage and keeps every intermediate result.

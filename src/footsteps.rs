@@ -57,6 +57,10 @@ pub struct FootstepParams {
     pub max_turn: f64,
     /// Weight of the squared turn beyond what the steps' clips turn `[J/rad²]`.
     pub turn_weight: f64,
+    /// Farthest a landing may lie outside the library's landing hull `[m]`
+    /// (a step the legs cannot take is not planned: the body would have to
+    /// crouch or the planted foot slide).
+    pub max_miss: f64,
 }
 
 impl Default for FootstepParams {
@@ -70,8 +74,9 @@ impl Default for FootstepParams {
             max_duration: 1.5,
             track_weight: 20_000.0,
             warp_weight: 60.0,
-            max_turn: std::f64::consts::PI,
+            max_turn: 1.6,
             turn_weight: 40.0,
+            max_miss: 0.12,
         }
     }
 }
@@ -259,6 +264,20 @@ fn velocity(agent: &BakedAgent, t: f64, h: f64, period: Option<f64>) -> [f64; 2]
     [(b[0] - a[0]) / span.max(1e-9), (b[1] - a[1]) / span.max(1e-9)]
 }
 
+/// The walking velocity of a loop at its seam (its start, a period after
+/// its end) `[m/s]`: the mean of the arriving and leaving speeds (over
+/// 0.5 s each side), in the direction halfway between them. The mean
+/// velocity across the seam would cancel where the loop turns back on
+/// itself, and give a far too slow gait there.
+pub fn loop_seam_velocity(agent: &BakedAgent, period: f64) -> [f64; 2] {
+    let (t0, t1) = (agent.start(), agent.end());
+    let (vi, vo) = (velocity(agent, t1 - 0.25, 0.25, None), velocity(agent, t0 + 0.25, 0.25, None));
+    let (si, so) = (vi[0].hypot(vi[1]), vo[0].hypot(vo[1]));
+    let dir = [vi[0] / si.max(1e-9) + vo[0] / so.max(1e-9), vi[1] / si.max(1e-9) + vo[1] / so.max(1e-9)];
+    let (dn, speed) = (dir[0].hypot(dir[1]), (si + so) / 2.0);
+    if dn > 1e-6 { [speed * dir[0] / dn, speed * dir[1] / dn] } else { velocity(agent, t0, 0.25, Some(period)) }
+}
+
 /// Plans the footsteps of one agent along its baked path.
 ///
 /// Returns `None` for a standing agent. A path too short or too fast for
@@ -279,8 +298,15 @@ pub fn plan_agent(
             (gait.boundary(character, at(agent, t0).0, entry, t0), gait.boundary(character, at(agent, t1).0, exit, t1))
         }
         PathEnds::Loop => {
-            let v = velocity(agent, t0, 0.25, Some(period));
-            let s = gait.boundary(character, at(agent, t0).0, v, t0);
+            let v = loop_seam_velocity(agent, period);
+            let mut s = gait.boundary(character, at(agent, t0).0, v, t0);
+            // The right foot's plant one boundary step before the seam is
+            // where the path is then: a loop may turn sharply at its seam,
+            // and a footprint straight behind along the seam's heading
+            // could be a metre from where the walker arrives.
+            let back = ideal_footstep(gait, agent, Foot::Right, t1 - (s.left.t - s.right.t), s.gait.step_length);
+            s.right.position = back.position;
+            s.right.heading = back.heading;
             let mut g = s;
             for f in [&mut g.left, &mut g.right] {
                 f.t += period;
@@ -302,6 +328,7 @@ pub fn plan_agent(
         p.min_duration = (p.min_duration * 0.6).max(p.time_step);
         p.max_duration *= 1.6;
         p.max_turn *= 1.5 + attempt as f64;
+        p.max_miss *= 3.0;
         p.time_step /= 2.0;
     }
     // Last resort: evenly spaced steps.
@@ -383,8 +410,11 @@ fn search(
         }
         let t = time_of(k);
         let (pp, _) = at(agent, prev.t);
-        let (pn, _) = at(agent, t);
-        let length = (pn[0] - pp[0]).hypot(pn[1] - pp[1]);
+        let (pn, h) = at(agent, t);
+        // The step's length is the root's progress along the new heading:
+        // round a sharp corner the root's chord runs sideways, and the
+        // landing foot is not a long stride ahead of it.
+        let length = ((pn[0] - pp[0]) * h.cos() + (pn[1] - pp[1]) * h.sin()).max(0.0);
         ideal_footstep(gait, agent, foot, t, length)
     };
     // Cost of a step from `a` (planted, stance) to `b` (landing).
@@ -399,17 +429,31 @@ fn search(
         }
         let q = landing_of(a, b);
         let (miss, near) = gait.hull_distance(a.foot, q);
+        if miss > p.max_miss {
+            return None;
+        }
         let w = gait.library.weights(a.foot, near);
         let blend = gait.library.blended(&w);
         let (ra, _) = at(agent, a.t);
         let (rb, _) = at(agent, b.t);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        // Root tracking between the plants: the path's largest distance
+        // from the chord the step's root takes (a long step across a sharp
+        // corner would leave the path's apex out of the legs' reach).
+        let bulge = (1..4)
+            .map(|i| {
+                let (r, _) = at(agent, a.t + dur * i as f64 / 4.0);
+                let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
+                let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
+                (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
+            })
+            .fold(0.0, f64::max);
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
         let extra_turn = turn - blend.rotation;
         Some(
             energy
-                + p.track_weight * miss * miss
+                + p.track_weight * (miss * miss + bulge * bulge)
                 + p.warp_weight * warp * warp
                 + p.turn_weight * extra_turn * extra_turn,
         )

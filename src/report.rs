@@ -52,6 +52,7 @@ impl Bake {
                 })
                 .collect(),
             smoothing_reverted: self.smoothing.as_ref().map(|s| s.reverted.clone()).unwrap_or_default(),
+            animation_gate: self.skeletal.as_ref().map(|s| s.gate.clone()),
             notes: self.notes.clone(),
             timings: self.timings,
         }
@@ -126,6 +127,11 @@ pub struct Report {
     pub remaining_collisions: Vec<ContactRecord>,
     /// Agents whose smoothing was reverted.
     pub smoothing_reverted: Vec<usize>,
+    /// The quality gate of a skeletal bake (figures, limits, the limits
+    /// broken with their culprit agent and time); absent without a
+    /// character.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub animation_gate: Option<crate::animation::gate::GateReport>,
     /// Remarks.
     pub notes: Vec<String>,
     /// Stage timings `[ms]`.

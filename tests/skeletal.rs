@@ -9,7 +9,8 @@
 //! present.
 
 use crowdpatch::animation::Skeletal;
-use crowdpatch::character::{Character, builtin, import};
+use crowdpatch::character::setup::{CharacterSpec, setup};
+use crowdpatch::character::{Character, builtin};
 use crowdpatch::{BakeOptions, Silent, bake_with, load_patch};
 use crowdpatch_gltf::{GlbOptions, write_glb};
 use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch};
@@ -26,6 +27,13 @@ fn repo() -> PathBuf {
 fn robot() -> Option<PathBuf> {
     let p = repo().join("../shared/data/characters/RobotExpressive.glb");
     p.is_file().then_some(p)
+}
+
+/// A character file imported and given its walks, as `crowdpatch bake
+/// --character FILE` does.
+fn prepared(file: &std::path::Path) -> Character {
+    let spec = CharacterSpec { file: Some(file.to_path_buf()), height: Some(1.75), ..Default::default() };
+    setup(&spec).unwrap().character
 }
 
 fn skeletal_bake(name: &str, character: Character) -> BakedPatch {
@@ -234,7 +242,7 @@ fn robot_expressive_walks_the_shipped_patches() {
         println!("SKIPPED: ../shared/data/characters/RobotExpressive.glb is absent");
         return;
     };
-    let character = import::import_glb(&file, &import::ImportOptions { height: Some(1.75), all_clips: false }).unwrap();
+    let character = prepared(&file);
     for name in ["avenue", "park"] {
         let baked = skeletal_bake(name, character.clone());
         assert_plays_well(&format!("RobotExpressive on {name}"), &baked);
@@ -265,7 +273,7 @@ fn robot_lower_legs_end_at_the_feet_as_played() {
         println!("SKIPPED: ../shared/data/characters/RobotExpressive.glb is absent");
         return;
     };
-    let character = import::import_glb(&file, &import::ImportOptions { height: Some(1.75), all_clips: false }).unwrap();
+    let character = prepared(&file);
     // The robot's feet hang from the root, not from the legs.
     let sk = &character.skeleton;
     let rest = sk.globals(&sk.rest_pose());

@@ -112,8 +112,9 @@ pub struct AnimationArgs {
     pub animation: AnimationArg,
 
     /// The character of a skeletal bake: `builtin` (generated, no asset
-    /// needed) or a glTF binary with a skinned character and a walk clip.
-    #[arg(long, value_name = "builtin|FILE.glb", default_value = "builtin")]
+    /// needed) or a rigged humanoid in glTF (.glb or .gltf); without a walk
+    /// clip of its own it walks with a retargeted one (--animation-source).
+    #[arg(long, value_name = "builtin|FILE", default_value = "builtin")]
     pub character: String,
 
     /// Scale an imported character to this height [m]; 0 keeps the file's
@@ -126,14 +127,19 @@ pub struct AnimationArgs {
     /// not exceed 100000 samples.
     #[arg(long, value_name = "HZ", default_value_t = 30.0)]
     pub frame_rate: f64,
+
+    #[command(flatten)]
+    pub walk: crate::character::WalkArgs,
 }
 
 impl AnimationArgs {
-    /// The bake options these arguments ask for (the character loaded).
+    /// The bake options these arguments ask for: the character loaded and
+    /// prepared for a crowd walking at `walk_speed` [m/s]; its notes
+    /// printed unless `quiet`.
     ///
     /// # Errors
     /// An unreadable or unusable character, or a frame rate out of range.
-    pub fn options(&self) -> anyhow::Result<crowdpatch::BakeOptions> {
+    pub fn options(&self, walk_speed: f64, quiet: bool) -> anyhow::Result<crowdpatch::BakeOptions> {
         let skeletal = match self.animation {
             AnimationArg::None => None,
             AnimationArg::Skeletal => {
@@ -141,8 +147,13 @@ impl AnimationArgs {
                 if !(self.frame_rate.is_finite() && (lo..=hi).contains(&self.frame_rate)) {
                     bail!("--frame-rate {}: must be in [{lo}, {hi}] Hz", self.frame_rate);
                 }
-                let character = crate::character::load(&self.character, self.character_height, false)?;
-                let mut sk = crowdpatch::animation::Skeletal::new(character)
+                let setup = crate::character::load(&self.character, self.character_height, &self.walk, walk_speed)?;
+                if !quiet {
+                    for n in &setup.notes {
+                        eprintln!("{}: {n}", self.character);
+                    }
+                }
+                let mut sk = crowdpatch::animation::Skeletal::new(setup.character)
                     .with_context(|| format!("--character {}", self.character))?;
                 sk.frame_rate = self.frame_rate;
                 Some(std::sync::Arc::new(sk))
@@ -151,10 +162,26 @@ impl AnimationArgs {
         Ok(crowdpatch::BakeOptions { skeletal })
     }
 
-    /// The character file read, if any.
-    pub fn character_file(&self) -> Option<PathBuf> {
-        (self.animation == AnimationArg::Skeletal && self.character != "builtin")
-            .then(|| PathBuf::from(&self.character))
+    /// The files a skeletal bake reads besides the documents, with their
+    /// flags: the character, the animation source and the joint maps.
+    pub fn input_files(&self) -> Vec<(&'static str, PathBuf)> {
+        if self.animation != AnimationArg::Skeletal {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.character != "builtin" {
+            out.push(("--character", PathBuf::from(&self.character)));
+        }
+        if !["auto", "none", "builtin"].contains(&self.walk.animation_source.as_str()) {
+            out.push(("--animation-source", PathBuf::from(&self.walk.animation_source)));
+        }
+        for (flag, map) in [("--joint-map", &self.walk.joint_map), ("--source-joint-map", &self.walk.source_joint_map)]
+        {
+            if let Some(m) = map {
+                out.push((flag, m.clone()));
+            }
+        }
+        out
     }
 }
 
@@ -171,22 +198,14 @@ pub fn patch_inputs(file: &Path, patch: &Patch) -> Vec<PathBuf> {
     out
 }
 
-/// Loads every document, then checks each against what a bake refuses
-/// ([`crowdpatch::bake::refusals`]); prints every problem. `None` when
-/// there was one.
-pub fn load_and_check(files: &[PathBuf], options: &crowdpatch::BakeOptions) -> Option<Vec<(PathBuf, Patch)>> {
+/// Loads every document, printing every problem: the documents read and the
+/// number of problems.
+pub fn load_all(files: &[PathBuf]) -> (Vec<(PathBuf, Patch)>, usize) {
     let mut patches = Vec::new();
     let mut problems = 0usize;
     for file in files {
         match crowdpatch::load_patch(file) {
-            Ok(p) => {
-                let refused = crowdpatch::bake::refusals(&p, options, "--frame-rate");
-                for r in &refused {
-                    eprintln!("{}", r.clone().in_file(Some(file.clone())));
-                }
-                problems += refused.len();
-                patches.push((file.clone(), p));
-            }
+            Ok(p) => patches.push((file.clone(), p)),
             Err(e) => {
                 for p in e.problems() {
                     eprintln!("{p}");
@@ -195,7 +214,28 @@ pub fn load_and_check(files: &[PathBuf], options: &crowdpatch::BakeOptions) -> O
             }
         }
     }
-    (problems == 0).then_some(patches)
+    (patches, problems)
+}
+
+/// Checks each document against what a bake refuses
+/// ([`crowdpatch::bake::refusals`]), printing every problem: their number.
+pub fn check(patches: &[(PathBuf, Patch)], options: &crowdpatch::BakeOptions) -> usize {
+    let mut problems = 0;
+    for (file, p) in patches {
+        let refused = crowdpatch::bake::refusals(p, options, "--frame-rate");
+        for r in &refused {
+            eprintln!("{}", r.clone().in_file(Some(file.clone())));
+        }
+        problems += refused.len();
+    }
+    problems
+}
+
+/// Loads every document, then checks each against what a bake refuses;
+/// prints every problem. `None` when there was one.
+pub fn load_and_check(files: &[PathBuf], options: &crowdpatch::BakeOptions) -> Option<Vec<(PathBuf, Patch)>> {
+    let (patches, problems) = load_all(files);
+    (problems + check(&patches, options) == 0).then_some(patches)
 }
 
 /// Runs `bake`: every check first — documents, the bake's limits, output
@@ -216,17 +256,25 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_ERROR));
     }
-    let options = match args.animation.options() {
+    let (patches, mut problems) = load_all(&args.patches);
+    // The character is prepared for the fastest crowd of the run.
+    let walk_speed = patches
+        .iter()
+        .map(|(_, p)| p.header.comfort_speed)
+        .fold(None, |m: Option<f64>, c| Some(m.map_or(c, |m| m.max(c))))
+        .unwrap_or(crowdpatch::model::DEFAULT_COMFORT_SPEED);
+    let options = match args.animation.options(walk_speed, args.quiet) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e:#}\nerror: nothing was baked");
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    let Some(patches) = load_and_check(&args.patches, &options) else {
-        eprintln!("error: problem(s) in the input; nothing was baked");
+    problems += check(&patches, &options);
+    if problems > 0 {
+        eprintln!("error: {problems} problem(s) in the input; nothing was baked");
         return Ok(ExitCode::from(EXIT_ERROR));
-    };
+    }
     let (jobs, plan) = match plan(&args, patches) {
         Ok(x) => x,
         Err(e) => {
@@ -300,8 +348,8 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<(Vec<
             plan.dir(flag, dir);
         }
     }
-    if let Some(c) = args.animation.character_file() {
-        plan.input("--character", &c);
+    for (flag, file) in args.animation.input_files() {
+        plan.input(flag, &file);
     }
     let mut seen = std::collections::BTreeMap::new();
     let mut jobs = Vec::new();
@@ -442,22 +490,38 @@ fn bake_one(
     if let (Some(path), Some(csv)) = (&job.trajectories, &trajectories) {
         output::write(path, csv.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok((bake.converged(), summary(job, &bake)))
+    Ok((bake.converged() && bake.animation_passed(), summary(job, &bake)))
 }
 
 fn summary(job: &Job, bake: &Bake) -> String {
     let m = &bake.metrics;
     let two_r = 2.0 * bake.patch.header.agent_radius;
     let sep = m.min_separation.map_or("no agents meet".to_string(), |d| format!("min separation {d:.3} m"));
-    let state = if bake.converged() {
+    let mut state = if bake.converged() {
         "collision-free".to_string()
     } else {
         format!("{} COLLISION(S) REMAIN (2r = {two_r} m; see --report)", bake.remaining.len())
     };
+    if let Some(s) = &bake.skeletal
+        && !s.gate.passed()
+    {
+        state.push_str(&format!(
+            ", ANIMATION FAILS ITS QUALITY GATE ({}; see --report)",
+            s.gate.violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("; ")
+        ));
+    }
     let anim = m.animation.as_ref().map_or(String::new(), |a| {
         format!(
-            ", {} footsteps, foot skate {:.4} m/s, root deviation p95 {:.3} m",
-            a.footsteps, a.foot_skate, a.root_deviation_p95
+            ", {} footsteps, foot skate {:.4} m/s, stance drift p95 {:.4} m (max {:.4}), root deviation p95 {:.3} m \
+             (max {:.3}), hip height {:.2}–{:.2} of the leg",
+            a.footsteps,
+            a.foot_skate,
+            a.stance_drift_p95,
+            a.stance_drift_max,
+            a.root_deviation_p95,
+            a.root_deviation_max,
+            a.hip_height_ratio[2],
+            a.hip_height_ratio[0]
         )
     });
     format!(

@@ -1,33 +1,59 @@
-//! `crowdpatch character inspect FILE.glb|builtin [--png FILE]`
+//! `crowdpatch character inspect FILE|builtin [--joint-map FILE]
+//! [--animation-source auto|none|builtin|FILE] [--png FILE] [--json]`
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use crowdpatch::character::Character;
 use crowdpatch::character::analysis::{ClipAnalysis, PlantThresholds, analyse};
-use crowdpatch::character::import::{ImportOptions, import_glb};
+use crowdpatch::character::choice::ClipChoice;
+use crowdpatch::character::humanoid::{BONES, Found};
 use crowdpatch::character::library::StepLibrary;
-use crowdpatch::character::{Character, builtin};
+use crowdpatch::character::setup::{AnimationSource, CharacterSpec, Setup, setup};
 use crowdpatch_png::{Band, LineChart, LinePanel, LineSeries, render_lines};
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Character commands.
 #[derive(Debug, Subcommand)]
 pub enum CharacterCommand {
-    /// Analyse a character's clips: foot plants, steps and their annotations
-    /// (stance foot, duration, root displacement, landing, rotation), and
-    /// draw the foot heights with the detected plants.
+    /// Show how a character will walk: the humanoid joints found and why,
+    /// each clip measured (walk, run, idle or other) and which are used or
+    /// retargeted, the steps found (stance foot, duration, root
+    /// displacement, landing, rotation), and a plot of the foot heights.
+    /// Exits 2 when the character cannot walk.
     #[command(after_help = "Examples:\n  crowdpatch character inspect builtin --png builtin.png\n  \
-                            crowdpatch character inspect RobotExpressive.glb --png robot.png --all-clips")]
+                            crowdpatch character inspect RobotExpressive.glb --png robot.png --all-clips\n  \
+                            crowdpatch character inspect tpose.glb --animation-source mixamo-walk.bvh")]
     Inspect(InspectArgs),
+}
+
+/// Where a character's walk comes from, and joint maps (shared by `bake`
+/// and `character inspect`).
+#[derive(Debug, Args, Clone)]
+pub struct WalkArgs {
+    /// A joint map naming the character's humanoid joints where their names
+    /// do not tell: {"format": 1, "bones": {"hips": "pelvis", "leftUpperLeg":
+    /// "Thigh_L", …}} (VRM humanoid bone names).
+    #[arg(long, value_name = "FILE.json")]
+    pub joint_map: Option<PathBuf>,
+    /// Where the walk comes from: `auto` (the character's own walk clips,
+    /// else the built-in walks retargeted onto it), `none` (its own clips
+    /// only), `builtin` (the built-in walks, retargeted), or a file holding
+    /// a walk on another rig (.glb, .gltf or .bvh), retargeted.
+    #[arg(long, value_name = "auto|none|builtin|FILE", default_value = "auto")]
+    pub animation_source: String,
+    /// A joint map for the animation source file.
+    #[arg(long, value_name = "FILE.json")]
+    pub source_joint_map: Option<PathBuf>,
 }
 
 /// Arguments of `character inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// A glTF binary (.glb) with a skinned character and clips, or `builtin`.
-    #[arg(value_name = "FILE.glb|builtin")]
+    /// A glTF character (.glb or .gltf) with a skinned mesh, or `builtin`.
+    #[arg(value_name = "FILE|builtin")]
     character: String,
     /// Write a PNG of each clip's foot heights with the detected plants
     /// (shaded) and step starts (vertical lines).
@@ -37,24 +63,31 @@ pub struct InspectArgs {
     /// scale.
     #[arg(long, value_name = "M", default_value_t = 1.75)]
     height: f64,
-    /// Analyse every clip of the file, not only locomotion and idle clips.
+    /// Also show the steps of the clips not used (every clip of the file).
     #[arg(long)]
     all_clips: bool,
     /// Print the analysis as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    walk: WalkArgs,
 }
 
-/// Loads `builtin` or a GLB file.
-pub fn load(spec: &str, height: f64, all_clips: bool) -> anyhow::Result<Character> {
-    if spec == "builtin" {
-        return Ok(builtin::character());
-    }
+/// Loads and prepares `builtin` or a glTF character as the arguments say,
+/// for a crowd walking at `walk_speed` [m/s].
+pub fn load(spec: &str, height: f64, walk: &WalkArgs, walk_speed: f64) -> anyhow::Result<Setup> {
     if !(height.is_finite() && height >= 0.0) {
         anyhow::bail!("--character-height {height}: must be a height in metres, ≥ 0 (0 keeps the file's scale)");
     }
-    let options = ImportOptions { height: (height > 0.0).then_some(height), all_clips };
-    Ok(import_glb(Path::new(spec), &options)?)
+    let spec = CharacterSpec {
+        file: (spec != "builtin").then(|| PathBuf::from(spec)),
+        height: (height > 0.0).then_some(height),
+        joint_map: walk.joint_map.clone(),
+        animation_source: AnimationSource::parse(&walk.animation_source),
+        source_joint_map: walk.source_joint_map.clone(),
+        walk_speed: Some(walk_speed),
+    };
+    Ok(setup(&spec)?)
 }
 
 /// Runs a character command.
@@ -76,7 +109,7 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         // The output checked before any work: writable, not the character.
         let mut plan = crate::output::Plan::new();
         if args.character != "builtin" {
-            plan.input("CHARACTER", Path::new(&args.character));
+            plan.input("CHARACTER", std::path::Path::new(&args.character));
         }
         plan.output("--png", png);
         if crate::output::refuse(&plan.check(), "nothing was inspected") {
@@ -84,79 +117,36 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut text = String::new();
-    let character = load(&args.character, args.height, args.all_clips)?;
+    let setup = load(&args.character, args.height, &args.walk, 1.33)?;
+    let character = &setup.character;
     let thresholds = PlantThresholds::default();
     let analyses: Vec<ClipAnalysis> =
-        character.clips.iter().enumerate().map(|(k, c)| analyse(&character, k, c, &thresholds)).collect();
-    let library = StepLibrary::new(&character);
+        character.clips.iter().enumerate().map(|(k, c)| analyse(character, k, c, &thresholds)).collect();
+    let library = StepLibrary::new(character);
     if args.json {
+        let mapping: Vec<serde_json::Value> = character
+            .humanoid
+            .iter()
+            .flat_map(|h| h.mapped())
+            .map(|(b, j, f)| serde_json::json!({"bone": b, "joint": character.skeleton.joints[j].name, "found": f}))
+            .collect();
         let json = serde_json::json!({
             "character": character.name,
             "joints": character.skeleton.len(),
             "height": character.height,
+            "leg_length": character.leg_length(),
+            "convention": character.humanoid.as_ref().map(|h| h.convention.clone()),
+            "mapping": mapping,
+            "notes": setup.notes,
+            "clip_choices": setup.choices,
+            "walks_from": setup.walks_from,
+            "source_clip_choices": setup.source_choices,
             "clips": analyses,
+            "can_walk": library.is_ok(),
         });
         w!(text, "{}", serde_json::to_string_pretty(&json)?);
     } else {
-        let sk = &character.skeleton;
-        w!(
-            text,
-            "{}: {} joints, height {:.2} m, hips {}, feet {} / {} (contact {} / {}), {} clips",
-            character.name,
-            sk.len(),
-            character.height,
-            sk.joints[character.hips].name,
-            sk.joints[character.feet[0].ankle].name,
-            sk.joints[character.feet[1].ankle].name,
-            sk.joints[character.feet[0].contact].name,
-            sk.joints[character.feet[1].contact].name,
-            character.clips.len()
-        );
-        for a in &analyses {
-            w!(
-                text,
-                "\n{} ({:.3} s{}): {} plants, {} steps; ground under the clip {:.2} m/s, {:.2} rad/s",
-                a.name,
-                a.duration,
-                if character.clips.iter().any(|c| c.name == a.name && c.cyclic) { ", cyclic" } else { "" },
-                a.plants.len(),
-                a.steps.len(),
-                a.ground_velocity[0].hypot(a.ground_velocity[1]),
-                a.ground_velocity[2]
-            );
-            if !a.steps.is_empty() {
-                w!(
-                    text,
-                    "  {:<6} {:>7} {:>7} {:>6} {:>5} {:>15} {:>15} {:>7} {:>6}",
-                    "stance",
-                    "start",
-                    "end",
-                    "dur",
-                    "lift",
-                    "root disp [m]",
-                    "landing [m]",
-                    "rot",
-                    "m/s"
-                );
-            }
-            for s in &a.steps {
-                w!(
-                    text,
-                    "  {:<6} {:>7.3} {:>7.3} {:>6.3} {:>5.2} {:>7.3},{:>7.3} {:>7.3},{:>7.3} {:>7.3} {:>6.2}",
-                    s.stance.name(),
-                    s.start,
-                    s.end,
-                    s.duration,
-                    s.lift,
-                    s.root_displacement[0],
-                    s.root_displacement[1],
-                    s.landing[0],
-                    s.landing[1],
-                    s.rotation,
-                    s.speed
-                );
-            }
-        }
+        describe(&mut text, &setup, &analyses, args.all_clips);
         match &library {
             Ok(lib) => {
                 let (slow, fast) = lib.speed_range();
@@ -174,14 +164,145 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(path) = &args.png {
-        let png = foot_height_chart(&character, &analyses)?;
+        let png = foot_height_chart(character, &analyses)?;
         crate::output::write(path, &png).with_context(|| format!("writing {}", path.display()))?;
         if !args.json {
             w!(text, "wrote {}", path.display());
         }
     }
     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if library.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(crate::exit::EXIT_ERROR) })
+}
+
+/// The mapping, the notes, the clip verdicts and the steps of the clips used.
+fn describe(text: &mut String, setup: &Setup, analyses: &[ClipAnalysis], all: bool) {
+    let character = &setup.character;
+    let sk = &character.skeleton;
+    w!(
+        text,
+        "{}: {} joints, height {:.2} m, leg length {:.3} m, hips {}, feet {} / {} (contact {} / {})",
+        character.name,
+        sk.len(),
+        character.height,
+        character.leg_length(),
+        sk.joints[character.hips].name,
+        sk.joints[character.feet[0].ankle].name,
+        sk.joints[character.feet[1].ankle].name,
+        sk.joints[character.feet[0].contact].name,
+        sk.joints[character.feet[1].contact].name,
+    );
+    if let Some(h) = &character.humanoid {
+        w!(text, "\nhumanoid mapping ({}):", h.convention);
+        for b in BONES {
+            let (joint, how) = match (h.get(b), h.found[b.index()]) {
+                (Some(j), Some(f)) => (
+                    sk.joints[j].name.as_str(),
+                    match f {
+                        Found::Name => "by name",
+                        Found::Structure => "by structure (mirror chains below the hips)",
+                        Found::JointMap => "from --joint-map",
+                        Found::Vrm => "from the VRM extension",
+                    },
+                ),
+                _ => ("—", "not found"),
+            };
+            w!(text, "  {:<14} {:<28} {how}", b.name(), joint);
+        }
+    }
+    for n in &setup.notes {
+        w!(text, "note: {n}");
+    }
+    let table = |text: &mut String, title: &str, choices: &[ClipChoice]| {
+        if choices.is_empty() {
+            return;
+        }
+        w!(text, "\n{title}:");
+        w!(
+            text,
+            "  {:<28} {:>7} {:<6} {:>5} {:>6} {:>6} {:>6} {:>5} {:<4}",
+            "clip",
+            "dur [s]",
+            "kind",
+            "steps",
+            "m/s",
+            "step",
+            "dbl %",
+            "hips",
+            "used"
+        );
+        for c in choices {
+            w!(
+                text,
+                "  {:<28} {:>7.3} {:<6} {:>5} {:>6.2} {:>6.2} {:>6.0} {:>5.2} {:<4}  {}",
+                truncate(&c.name, 28),
+                c.duration,
+                c.kind.name(),
+                c.steps,
+                c.speed,
+                c.step_length,
+                100.0 * c.double_support,
+                c.hip_height,
+                if c.used { "yes" } else { "no" },
+                c.why
+            );
+        }
+    };
+    table(text, "clips of the file (measured)", &setup.choices);
+    table(text, "clips of the animation source (measured)", &setup.source_choices);
+    w!(text, "\nwalks from: {}", setup.walks_from);
+    for a in analyses {
+        let used = character.clips.iter().any(|c| c.name == a.name);
+        if !used && !all {
+            continue;
+        }
+        w!(
+            text,
+            "\n{} ({:.3} s{}): {} plants, {} steps; ground under the clip {:.2} m/s, {:.2} rad/s",
+            a.name,
+            a.duration,
+            if character.clips.iter().any(|c| c.name == a.name && c.cyclic) { ", cyclic" } else { "" },
+            a.plants.len(),
+            a.steps.len(),
+            a.ground_velocity[0].hypot(a.ground_velocity[1]),
+            a.ground_velocity[2]
+        );
+        if !a.steps.is_empty() {
+            w!(
+                text,
+                "  {:<6} {:>7} {:>7} {:>6} {:>5} {:>15} {:>15} {:>7} {:>6}",
+                "stance",
+                "start",
+                "end",
+                "dur",
+                "lift",
+                "root disp [m]",
+                "landing [m]",
+                "rot",
+                "m/s"
+            );
+        }
+        for s in &a.steps {
+            w!(
+                text,
+                "  {:<6} {:>7.3} {:>7.3} {:>6.3} {:>5.2} {:>7.3},{:>7.3} {:>7.3},{:>7.3} {:>7.3} {:>6.2}",
+                s.stance.name(),
+                s.start,
+                s.end,
+                s.duration,
+                s.lift,
+                s.root_displacement[0],
+                s.root_displacement[1],
+                s.landing[0],
+                s.landing[1],
+                s.rotation,
+                s.speed
+            );
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n { s.to_owned() } else { s.chars().take(n - 1).collect::<String>() + "…" }
 }
 
 const LEFT: [u8; 3] = [31, 119, 180];

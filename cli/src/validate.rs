@@ -26,7 +26,7 @@ pub struct ValidateArgs {
 /// Runs `validate`: exit 0 when every file is valid and would be baked, 2
 /// otherwise.
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let options = match args.animation.options() {
+    let options = match args.animation.options(crowdpatch::model::DEFAULT_COMFORT_SPEED, false) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e:#}");

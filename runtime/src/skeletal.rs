@@ -192,6 +192,13 @@ pub struct Character {
     pub height: f64,
     /// The skinned mesh, one primitive per material.
     pub primitives: Vec<SkinnedPrimitive>,
+    /// The hip joints of the two legs (upper legs), left then right.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_joints: [usize; 2],
+    /// Length of a straight leg `[m]`: hip joint to ankle plus the ankle's
+    /// height; hip height over it is about 0.9–1.0 in natural walking.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub leg_length: f64,
 }
 
 impl Character {
@@ -267,6 +274,14 @@ pub struct CharacterExtras {
     pub hips: usize,
     /// Height at rest `[m]`.
     pub height: f64,
+    /// Indices of the hip joints of the two legs (upper legs), left then
+    /// right.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_joints: [usize; 2],
+    /// Length of a straight leg `[m]` (hip height over leg length tells a
+    /// walker upright, about 0.9–1.0, from a crouch).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub leg_length: f64,
     /// Gait phase convention at boundary points, in words (see
     /// [`BoundaryGait`]).
     pub gait_convention: String,
@@ -315,4 +330,19 @@ pub struct AnimationMetrics {
     /// jump in the motion (at a step boundary, a hand-over between instances
     /// or a loop point) would show here as an absurd speed.
     pub max_joint_speed: f64,
+    /// 95th percentile over footsteps of the stance drift: how far a foot's
+    /// contact joint moves horizontally from where it is at its plant until
+    /// it lifts `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stance_drift_p95: f64,
+    /// Largest stance drift of any footstep `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stance_drift_max: f64,
+    /// Hip height over leg length of walking agents: least, 5th percentile
+    /// and mean (natural walking keeps 0.9–1.0).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hip_height_ratio: [f64; 3],
+    /// Shortest step (landing along the facing from the stance foot) `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub step_length_min: f64,
 }

@@ -125,7 +125,8 @@ pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
 
 /// How the body must move (model frame `[m]`) so that each foot, its
 /// contact moved by its `delta` (model frame), is within reach of its leg
-/// after the heel roll of [`heel_roll`]: first lowered (at most 0.3 m), then
+/// after the heel roll of [`heel_roll`]: first lowered (at most 10 % of the
+/// leg length), then
 /// shifted horizontally towards each foot still out of reach by its excess
 /// times the foot's weight (1 for a planted foot, 0 for one in the air,
 /// in between while it lifts or lands, so that the move is continuous in
@@ -172,7 +173,7 @@ pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f
             drop = drop.max(dv - (reach * reach - dh2).max(0.0).sqrt());
         }
     }
-    let down = V3::new(0.0, -drop.clamp(0.0, 0.3), 0.0);
+    let down = V3::new(0.0, -drop.clamp(0.0, MAX_DROP * character.leg_length()), 0.0);
     let mut fix = down;
     for &(hip, reach, a, weight) in &legs {
         let d = a - (hip + down);
@@ -185,18 +186,26 @@ pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f
     // The horizontal shift is bounded: beyond, the root would leave the
     // path and the legs swing wildly; the foot then rolls further instead.
     let shift = V3::new(fix.x, 0.0, fix.z);
-    if shift.norm() > MAX_ROOT_SHIFT {
-        fix -= shift * (1.0 - MAX_ROOT_SHIFT / shift.norm());
+    let max_shift = MAX_ROOT_SHIFT * character.leg_length();
+    if shift.norm() > max_shift {
+        fix -= shift * (1.0 - max_shift / shift.norm());
     }
     fix
 }
 
-/// Largest horizontal move `[m]` of the body by [`reach_fix`].
-const MAX_ROOT_SHIFT: f64 = 0.15;
+/// Largest horizontal move of the body by [`reach_fix`], as a share of the
+/// leg length ([`Character::leg_length`]).
+const MAX_ROOT_SHIFT: f64 = 0.3;
+
+/// Largest lowering of the body by [`reach_fix`], as a share of the leg
+/// length: beyond, a walker would crouch; the body shifts towards the feet
+/// instead (the root leaves the path a little).
+const MAX_DROP: f64 = 0.1;
 
 /// The leg chain (upper leg, lower leg) of a character whose foot joint
 /// does not hang from its leg (an imported rig whose legs followed the foot
-/// by an IK constraint): joints named `UpperLeg{L,R}` and `LowerLeg{L,R}`,
+/// by an IK constraint): its humanoid upper and lower leg (else joints named
+/// `UpperLeg{L,R}` and `LowerLeg{L,R}`),
 /// the foot joint not a descendant of the upper leg. `None` otherwise (the
 /// built-in character's foot hangs from its shin).
 pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)> {
@@ -205,8 +214,12 @@ pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)>
         Foot::Left => "L",
         Foot::Right => "R",
     };
-    let upper = sk.find(&format!("UpperLeg{side}"))?;
-    let lower = sk.find(&format!("LowerLeg{side}"))?;
+    let [upper_bone, lower_bone, _, _] = crate::character::humanoid::Bone::leg(foot.index());
+    let mapped = character.humanoid.as_ref().and_then(|h| Some((h.get(upper_bone)?, h.get(lower_bone)?)));
+    let (upper, lower) = match mapped {
+        Some(x) => x,
+        None => (sk.find(&format!("UpperLeg{side}"))?, sk.find(&format!("LowerLeg{side}"))?),
+    };
     if sk.joints[lower].parent != Some(upper) {
         return None;
     }
@@ -343,7 +356,7 @@ mod tests {
         let far = [(Foot::Left, V3::new(0.0, -0.12, 0.0), 1.0), (Foot::Right, V3::zeros(), 1.0)];
         let fix = reach_fix(&c, &pose, &far);
         assert!(fix.y < -0.01 && fix.y >= -0.3, "{fix:?}");
-        assert!(V3::new(fix.x, 0.0, fix.z).norm() <= MAX_ROOT_SHIFT + 1e-12);
+        assert!(V3::new(fix.x, 0.0, fix.z).norm() <= MAX_ROOT_SHIFT * c.leg_length() + 1e-12);
     }
 
     /// A rig whose foot joints hang from the root, beside their legs (as
@@ -380,6 +393,8 @@ mod tests {
             clips: vec![],
             idle: None,
             height: 1.1,
+            humanoid: None,
+            notes: vec![],
         }
     }
 

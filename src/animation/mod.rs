@@ -29,21 +29,25 @@
 //! | per-step synthesis (blend, transitions, placement, IK), standing agents | [`step`] |
 //! | leg IK: two-bone IK, heel roll, reach fix, detached legs | [`ik`] |
 //! | key times, key refinement, local tracks, the trace as played | [`sampling`] |
+//! | where a loop's footsteps close (off its corners) | [`seam`] |
 //! | quality figures | [`metrics`] |
+//! | the quality gate: limits on the animation as played | [`gate`] |
 
+pub mod gate;
 pub mod ik;
 pub mod metrics;
 pub mod sampling;
+pub mod seam;
 pub mod skeletal;
 pub mod step;
 
 pub use sampling::Trace;
 pub use skeletal::Skeletal;
 
-use crate::footsteps::{FootstepPlan, PathEnds, plan_agent};
+use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, plan_agent};
 use crate::model::Patch;
 use crate::path::Agent;
-use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Footstep, Side, SkeletalAnimation};
+use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Side, SkeletalAnimation};
 
 /// The result of the footstep and animation stage.
 #[derive(Debug, Clone)]
@@ -58,6 +62,8 @@ pub struct SkeletalOutcome {
     pub gaits: Vec<(Side, bool, usize, BoundaryGait)>,
     /// Quality figures.
     pub metrics: AnimationMetrics,
+    /// The quality gate's verdict.
+    pub gate: gate::GateReport,
     /// Footstep planning wall time `[ms]`.
     pub planning_ms: f64,
     /// Synthesis wall time `[ms]`.
@@ -93,9 +99,17 @@ pub fn animate_with(
     let mut ends_of = Vec::with_capacity(agents.len());
     let mut gaits = Vec::new();
     let mut notes = Vec::new();
+    let mut rotated = Vec::with_capacity(agents.len());
     for (i, (a, b)) in agents.iter().zip(baked).enumerate() {
         let ends = path_ends(a);
-        let plan = plan_agent(gait, character, b, ends, period, &skeletal.params);
+        // A loop is planned from where it runs straightest.
+        let r = (ends == PathEnds::Loop).then(|| {
+            let ts = seam::straightest(b, period, interval);
+            (ts > b.start() + 1e-9).then(|| seam::rotate(b, ts, period))
+        });
+        let r = r.flatten();
+        let plan = plan_agent(gait, character, r.as_ref().unwrap_or(b), ends, period, &skeletal.params);
+        rotated.push(r);
         if let Some(p) = &plan
             && p.relaxed
         {
@@ -115,7 +129,8 @@ pub fn animate_with(
     let t = std::time::Instant::now();
     let mut out = Vec::with_capacity(agents.len());
     let mut traces = Vec::with_capacity(agents.len());
-    for ((b, plan), ends) in baked.iter().zip(&plans).zip(&ends_of) {
+    for (((b, plan), ends), r) in baked.iter().zip(&plans).zip(&ends_of).zip(&rotated) {
+        let (t0, b) = (b.start(), r.as_ref().unwrap_or(b));
         let (anim, trace) = match (plan, ends) {
             (Some(plan), PathEnds::Exogenous { entry, exit }) => {
                 let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
@@ -125,11 +140,16 @@ pub fn animate_with(
             (Some(plan), PathEnds::Loop) => {
                 // The loop's convention, as the planner made it.
                 let f = &plan.footsteps;
-                let s = gait.boundary(character, b.keys[0].position, loop_velocity(&plan.footsteps, b), b.start());
+                let s = gait.boundary(character, b.keys[0].position, loop_seam_velocity(b, period), b.start());
                 let mut e = s;
                 e.left = f[f.len() - 1];
                 e.right = f[f.len() - 2];
-                step::synthesize_walker(skeletal, b, plan, (&s, &e), interval)
+                let (anim, trace) = step::synthesize_walker(skeletal, b, plan, (&s, &e), interval);
+                if r.is_some() {
+                    seam::unrotate(anim, trace, t0, period, character.skeleton.len())
+                } else {
+                    (anim, trace)
+                }
             }
             _ => step::synthesize_standing(character, gait, b, period, interval),
         };
@@ -138,29 +158,25 @@ pub fn animate_with(
         progress(agents.len() + out.len(), total);
     }
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let metrics = metrics::metrics(character, baked, &out, &traces, period);
+    let mut metrics = metrics::metrics(character, baked, &out, &traces, period);
+    let reference = gate::walk_hip_height(character, &gait.library);
+    let paths = |a: usize, t: f64| baked[a].sample(t).map(|x| x.0);
+    let gate = gate::check(character, &out, &traces, &paths, reference, &gate::GateLimits::default());
+    metrics.stance_drift_p95 = gate.stance_drift_p95;
+    metrics.stance_drift_max = gate.stance_drift_max.value;
+    metrics.hip_height_ratio = [gate.hip_height_mean, gate.hip_height_p5, gate.hip_height_min.value];
+    metrics.step_length_min = gate.step_length_min.value;
     SkeletalOutcome {
         animation: SkeletalAnimation { character: character.to_runtime(), sample_interval: interval, agents: out },
         plans,
         traces,
         gaits,
         metrics,
+        gate,
         planning_ms,
         synthesis_ms,
         notes,
     }
-}
-
-/// The velocity the planner used at a loop's start: recovered from the
-/// first footsteps' heading and the path.
-fn loop_velocity(footsteps: &[Footstep], b: &BakedAgent) -> [f64; 2] {
-    let h = footsteps[1].heading;
-    let span = 0.25;
-    let (p0, _) = b.sample(b.start()).unwrap_or((b.keys[0].position, 0.0));
-    let (p1, _) = b.sample((b.start() + span).min(b.end())).unwrap_or((p0, 0.0));
-    let (pe, _) = b.sample((b.end() - span).max(b.start())).unwrap_or((p0, 0.0));
-    let speed = ((p1[0] - pe[0]).hypot(p1[1] - pe[1])) / (2.0 * span);
-    [speed * h.cos(), speed * h.sin()]
 }
 
 fn arr(v: crate::geometry::Vec2) -> [f64; 2] {

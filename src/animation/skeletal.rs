@@ -31,6 +31,13 @@ impl Skeletal {
     /// [`LibraryError`] when the character has no walking steps.
     pub fn new(character: Character) -> Result<Skeletal, LibraryError> {
         let gait = GaitModel::new(&character)?;
-        Ok(Skeletal { character, gait, frame_rate: 30.0, params: FootstepParams::default(), root_pull: 1.0 })
+        // Step durations scale with the square root of the leg length
+        // (dynamic similarity, Alexander 1989): a short-legged character
+        // takes quicker steps, not longer ones.
+        let mut params = FootstepParams::default();
+        let s = (character.leg_length() / 0.95).sqrt().clamp(0.3, 2.0);
+        params.min_duration *= s.min(1.0);
+        params.time_step *= s.min(1.0);
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0 })
     }
 }

@@ -252,9 +252,29 @@ pub fn synthesize_walker(
             None => Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() },
         }
     };
-    let (times, posed) = refine_keys(character, agent, &f[..], &sample_times(agent, interval), &eval);
+    let (times, posed) =
+        refine_keys(character, agent, &f[..], &with_plant_keys(sample_times(agent, interval), f), &eval);
     let footsteps = f.clone();
     output(character, agent, footsteps, times, posed, interval)
+}
+
+/// `times` with a key at every plant and lift-off of `footsteps` inside
+/// them: a player then shows each foot on its footprint exactly when it
+/// plants, not half-way between two keys that straddle the landing.
+fn with_plant_keys(mut times: Vec<f64>, footsteps: &[crowdpatch_runtime::format::Footstep]) -> Vec<f64> {
+    let (Some(&lo), Some(&hi)) = (times.first(), times.last()) else { return times };
+    let eps = 1e-6;
+    for t in footsteps.iter().flat_map(|f| [f.t, f.lift]) {
+        if t <= lo + eps || t >= hi - eps {
+            continue;
+        }
+        let k = times.partition_point(|&x| x < t);
+        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
+        if !(near(k) || (k > 0 && near(k - 1))) {
+            times.insert(k, t);
+        }
+    }
+    times
 }
 
 /// Synthesises a standing agent: the idle clip (or the rest pose), played a

@@ -213,10 +213,17 @@ fn detect_plants(character: &Character, clip: &Clip, tracks: &FootTracks, thresh
     let dt = tracks.dt;
     let heights: [Vec<f64>; 2] = std::array::from_fn(|f| tracks.contacts.iter().map(|c| c[f].y).collect());
     let min_h: [f64; 2] = std::array::from_fn(|f| heights[f].iter().copied().fold(f64::INFINITY, f64::min));
-    let h_tol = thresholds.height * character.height;
+    // The height tolerance, at most a third of the foot's own lift (a
+    // short-legged walker whose ball barely leaves the ground still lifts
+    // it).
+    let max_h: [f64; 2] = std::array::from_fn(|f| heights[f].iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    let h_tols: [f64; 2] =
+        std::array::from_fn(|f| (thresholds.height * character.height).min((max_h[f] - min_h[f]) / 3.0));
     // Fit the ground's rigid motion v + ω·(z, −x) to the low frames.
-    let low: Vec<(usize, usize)> =
-        (0..n).flat_map(|i| (0..2).map(move |f| (i, f))).filter(|&(i, f)| heights[f][i] <= min_h[f] + h_tol).collect();
+    let low: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (0..2).map(move |f| (i, f)))
+        .filter(|&(i, f)| heights[f][i] <= min_h[f] + h_tols[f])
+        .collect();
     let ground = fit_ground(&low.iter().map(|&(i, f)| (tracks.contacts[i][f], tracks.vel(f, i))).collect::<Vec<_>>());
     let rel_speed = |f: usize, i: usize| -> f64 {
         let p = tracks.contacts[i][f];
@@ -234,7 +241,7 @@ fn detect_plants(character: &Character, clip: &Clip, tracks: &FootTracks, thresh
     let mut planted: [Vec<bool>; 2] = std::array::from_fn(|f| {
         (0..n)
             .map(|i| {
-                let low = heights[f][i] <= min_h[f] + h_tol;
+                let low = heights[f][i] <= min_h[f] + h_tols[f];
                 let still = speeds[f][i] <= v_tol;
                 // In place, a planted foot never moves forwards.
                 let backwards =

@@ -126,6 +126,7 @@ fn skeleton() -> Skeleton {
 /// The built-in character with all its clips.
 pub fn character() -> Character {
     let skeleton = skeleton();
+    let skeleton_for_map = skeleton.clone();
     let mirror = mirror_map(&skeleton);
     let primitives = mesh(&skeleton);
     let mut clips = Vec::new();
@@ -150,6 +151,8 @@ pub fn character() -> Character {
         clips,
         idle: Some(idle),
         height: 1.75,
+        humanoid: super::humanoid_of(&skeleton_for_map),
+        notes: Vec::new(),
     }
 }
 

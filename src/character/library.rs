@@ -261,6 +261,9 @@ impl StepLibrary {
     /// (clamped to the slowest and fastest). Depends on the library alone,
     /// which makes it the gait of the seam convention.
     pub fn straight(&self, stance: Foot, speed: f64) -> Weights {
+        if let Some(w) = self.straight_from_turns(stance, speed) {
+            return w;
+        }
         let ids = self.straight_steps(stance);
         let sp = |i: usize| self.steps[i].annotation.speed;
         if speed <= sp(ids[0]) || ids.len() == 1 {
@@ -274,6 +277,32 @@ impl StepLibrary {
             }
         }
         vec![(ids[ids.len() - 1], 1.0)]
+    }
+
+    /// Without any straight step (a library made of a turning take and its
+    /// mirror image), a straight step blended from a left-turning and a
+    /// right-turning step of the same stance, weighted so that their turns
+    /// cancel: the pair whose mean speed is nearest `speed`. `None` when
+    /// the library has straight steps or no such pair.
+    fn straight_from_turns(&self, stance: Foot, speed: f64) -> Option<Weights> {
+        let ids = &self.by_foot[stance.index()];
+        let rot = |i: usize| self.steps[i].annotation.rotation;
+        if ids.iter().any(|&i| rot(i).abs() < 0.05) {
+            return None;
+        }
+        let mut best: Option<(f64, Weights)> = None;
+        for &a in ids.iter().filter(|&&i| rot(i) > 0.0) {
+            for &b in ids.iter().filter(|&&i| rot(i) < 0.0) {
+                let (ra, rb) = (rot(a), -rot(b));
+                let (wa, wb) = (rb / (ra + rb), ra / (ra + rb));
+                let v = wa * self.steps[a].annotation.speed + wb * self.steps[b].annotation.speed;
+                let d = (v - speed).abs();
+                if best.as_ref().is_none_or(|x| d < x.0 - 1e-12) {
+                    best = Some((d, vec![(a, wa), (b, wb)]));
+                }
+            }
+        }
+        best.map(|b| b.1)
     }
 
     /// Fastest and slowest straight walking speeds `[m/s]`.

@@ -17,11 +17,17 @@
 
 pub mod analysis;
 pub mod builtin;
+pub mod bvh;
+pub mod choice;
+pub mod humanoid;
 pub mod import;
 pub mod library;
+pub mod retarget;
+pub mod setup;
 
 use crowdpatch_runtime::format::Foot;
 use crowdpatch_runtime::skeletal::{self as rt, SkinnedPrimitive};
+use humanoid::{Humanoid, Rig};
 use nalgebra::{Matrix3, Matrix4, UnitQuaternion, Vector3};
 
 /// A 3D vector or point `[m]`.
@@ -154,6 +160,39 @@ impl Skeleton {
         self.globals(pose).iter().map(position_of).collect()
     }
 
+    /// `pose` taken through `to_model` (a similarity: rotation, uniform
+    /// scale, translation) into another frame, each joint's global
+    /// transform stripped of scale, then made local again: the same motion
+    /// on a skeleton whose joints all have unit scale. O(joints).
+    pub fn model_pose(&self, pose: &[Transform], to_model: &Matrix4<f64>) -> Pose {
+        let g = self.globals(pose);
+        let rigid: Vec<(V3, Quat)> = g
+            .iter()
+            .map(|m| {
+                let m = to_model * m;
+                (position_of(&m), rotation_of(&m))
+            })
+            .collect();
+        self.joints
+            .iter()
+            .enumerate()
+            .map(|(j, joint)| {
+                let (p, q) = rigid[j];
+                match joint.parent {
+                    Some(k) => {
+                        let (pp, pq) = rigid[k];
+                        Transform {
+                            translation: pq.inverse() * (p - pp),
+                            rotation: pq.inverse() * q,
+                            ..Transform::default()
+                        }
+                    }
+                    None => Transform { translation: p, rotation: q, ..Transform::default() },
+                }
+            })
+            .collect()
+    }
+
     /// Whether joint `a` is `b` or one of its ancestors.
     pub fn is_ancestor(&self, a: usize, mut b: usize) -> bool {
         loop {
@@ -227,28 +266,70 @@ impl Clip {
     /// is cyclic, loops without a jump). Root motion is re-derived from the
     /// stance foot when the clip is used.
     pub fn make_in_place(&mut self, skeleton: &Skeleton) {
+        let tops: Vec<usize> = (0..skeleton.len()).filter(|&j| skeleton.joints[j].parent.is_none()).collect();
+        for top in tops {
+            self.make_in_place_at(skeleton, top);
+        }
+    }
+
+    /// Moves the whole body horizontally so that joint `at` (the hips) is
+    /// over the model origin on average over the clip: the root of root
+    /// motion then follows the path, whatever the clip's lean. O(frames ·
+    /// joints).
+    pub fn centre_at(&mut self, skeleton: &Skeleton, at: usize) {
+        let n = self.frames.len().max(1) as f64;
+        let mean = self.frames.iter().map(|f| skeleton.positions(f)[at]).fold(V3::zeros(), |a, p| a + p) / n;
+        let shift = V3::new(mean.x, 0.0, mean.z);
+        let tops: Vec<usize> = (0..skeleton.len()).filter(|&j| skeleton.joints[j].parent.is_none()).collect();
+        for frame in &mut self.frames {
+            for &top in &tops {
+                frame[top].translation -= shift;
+            }
+        }
+    }
+
+    /// Removes root motion measured at joint `at` (the hips: root motion
+    /// may be keyed on any joint above them): its average horizontal
+    /// velocity and yaw rate over the clip, taken out of the whole body by
+    /// moving the top joints, so that the clip plays in place. O(frames ·
+    /// joints).
+    pub fn make_in_place_at(&mut self, skeleton: &Skeleton, at: usize) {
         let n = self.frames.len();
         if n < 2 {
             return;
         }
+        // Displacement and yaw change per frame: least-squares slopes over
+        // every frame (a take that is not a whole cycle has its pelvis at
+        // another phase of its sway at each end).
+        let g: Vec<Matrix4<f64>> = self.frames.iter().map(|f| skeleton.globals(f)[at]).collect();
+        let mut yaws = Vec::with_capacity(n);
+        for m in &g {
+            let y = yaw_of_rotation(&rotation_of(m));
+            let y = match yaws.last() {
+                Some(&p) => p + wrap(y - p),
+                None => y,
+            };
+            yaws.push(y);
+        }
+        let kbar = (n - 1) as f64 / 2.0;
+        let den: f64 = (0..n).map(|k| (k as f64 - kbar).powi(2)).sum::<f64>().max(1e-12);
+        let slope = |v: &dyn Fn(usize) -> f64| {
+            let mean = (0..n).map(v).sum::<f64>() / n as f64;
+            (0..n).map(|k| (k as f64 - kbar) * (v(k) - mean)).sum::<f64>() / den
+        };
+        let dp = V3::new(slope(&|k| g[k][(0, 3)]), 0.0, slope(&|k| g[k][(2, 3)]));
+        let dyaw = slope(&|k| yaws[k]);
+        if dp.norm() < 1e-4 * self.frame_interval && dyaw.abs() < 1e-5 {
+            return;
+        }
+        let centre = position_of(&g[0]);
         let tops: Vec<usize> = (0..skeleton.len()).filter(|&j| skeleton.joints[j].parent.is_none()).collect();
-        for &top in &tops {
-            let first = self.frames[0][top];
-            let last = self.frames[n - 1][top];
-            // Displacement and yaw change per frame, as a cyclic clip's last
-            // frame is one interval before the first of the next cycle.
-            let steps = (n - 1) as f64;
-            let dp = (last.translation - first.translation) / steps;
-            let dyaw = wrap(yaw_of_rotation(&(last.rotation * first.rotation.inverse()))) / steps;
-            if dp.xz().norm() < 1e-4 * self.frame_interval && dyaw.abs() < 1e-5 {
-                continue;
-            }
-            for (k, frame) in self.frames.iter_mut().enumerate() {
-                let back = yaw(-dyaw * k as f64);
+        for (k, frame) in self.frames.iter_mut().enumerate() {
+            let back = yaw(-dyaw * k as f64);
+            let shift = V3::new(dp.x, 0.0, dp.z) * k as f64;
+            for &top in &tops {
                 let t = &mut frame[top];
-                let shifted = t.translation - V3::new(dp.x, 0.0, dp.z) * k as f64;
-                let centre = first.translation;
-                t.translation = centre + back * (shifted - centre);
+                t.translation = centre + back * (t.translation - shift - centre);
                 t.rotation = back * t.rotation;
             }
         }
@@ -293,6 +374,11 @@ pub struct Character {
     pub idle: Option<usize>,
     /// Height at rest `[m]`.
     pub height: f64,
+    /// Its humanoid bones (joint indices), when known.
+    pub humanoid: Option<Humanoid>,
+    /// What was done to it on import (props left out, a turn into the model
+    /// frame, a rescale, skipped clips), in words.
+    pub notes: Vec<String>,
 }
 
 impl Character {
@@ -323,6 +409,44 @@ impl Character {
             }
         }
         best.map(|b| b.1)
+    }
+
+    /// The hip joints of the two legs (the upper legs' joints, else the
+    /// hips), left then right.
+    pub fn hip_joints(&self) -> [usize; 2] {
+        std::array::from_fn(|s| {
+            let upper = humanoid::Bone::leg(s)[0];
+            self.humanoid.as_ref().and_then(|h| h.get(upper)).unwrap_or(self.hips)
+        })
+    }
+
+    /// Length of a straight leg `[m]`, the mean of both sides: from the hip
+    /// joint through the knee to the ankle at rest, plus the ankle's height
+    /// above the ground; the rest height of the hip joints for a leg without
+    /// a knee or a foot. Natural walking keeps the hip joints at 0.9–1.0 of
+    /// it (hip height over leg length).
+    pub fn leg_length(&self) -> f64 {
+        let sk = &self.skeleton;
+        let p = sk.positions(&sk.rest_pose());
+        let hips = self.hip_joints();
+        let side = |s: usize| -> f64 {
+            let ankle = self.feet[s].ankle;
+            let lower = self.humanoid.as_ref().and_then(|h| h.get(humanoid::Bone::leg(s)[1]));
+            match lower {
+                Some(k) if ankle != hips[s] => {
+                    (p[k] - p[hips[s]]).norm() + (p[ankle] - p[k]).norm() + p[ankle].y.max(0.0)
+                }
+                _ => p[hips[s]].y,
+            }
+        };
+        (side(0) + side(1)) / 2.0
+    }
+
+    /// Hip height over leg length in a model-frame pose (ground at `y = 0`).
+    pub fn hip_height_ratio(&self, pose: &[Transform]) -> f64 {
+        let p = self.skeleton.positions(pose);
+        let [l, r] = self.hip_joints();
+        (p[l].y + p[r].y) / 2.0 / self.leg_length().max(1e-9)
     }
 
     /// The joints of `foot`.
@@ -361,6 +485,8 @@ impl Character {
             hips: self.hips,
             height: self.height,
             primitives: self.primitives.clone(),
+            hip_joints: self.hip_joints(),
+            leg_length: self.leg_length(),
         }
     }
 
@@ -405,32 +531,26 @@ impl Character {
 }
 
 /// Pairs every joint with its mirror by name: `…Left…`/`…Right…`,
-/// `…_l`/`…_r`, `…L`/`…R`, `….L`/`….R`, `left_…`/`right_…`; a joint
-/// without a partner mirrors to itself.
+/// `…_l`/`…_r`, `…L`/`…R`, `….L`/`….R`, `….l`/`….r`, `left_…`/`right_…`,
+/// `…-left`/`…-right` ([`humanoid::mirror_by_names`]); a joint without a
+/// partner mirrors to itself.
 pub fn mirror_map(skeleton: &Skeleton) -> Vec<usize> {
-    let swaps: [(&str, &str); 6] =
-        [("Left", "Right"), ("left", "right"), ("_l", "_r"), (".L", ".R"), ("_L", "_R"), ("L", "R")];
-    skeleton
-        .joints
-        .iter()
-        .enumerate()
-        .map(|(i, j)| {
-            for (a, b) in swaps {
-                for (from, to) in [(a, b), (b, a)] {
-                    // Try every occurrence, last first (suffixes are the usual case).
-                    let mut idx: Vec<usize> = j.name.match_indices(from).map(|(k, _)| k).collect();
-                    idx.reverse();
-                    for k in idx {
-                        let name = format!("{}{}{}", &j.name[..k], to, &j.name[k + from.len()..]);
-                        if let Some(m) = skeleton.find(&name) {
-                            return m;
-                        }
-                    }
-                }
-            }
-            i
-        })
-        .collect()
+    let names: Vec<String> = skeleton.joints.iter().map(|j| j.name.clone()).collect();
+    humanoid::mirror_by_names(&names)
+}
+
+/// The humanoid bones of a skeleton by its joint names (or structure), or
+/// `None` when it is not an upright biped. O(joints · depth).
+pub fn humanoid_of(skeleton: &Skeleton) -> Option<Humanoid> {
+    let rig = Rig {
+        names: skeleton.joints.iter().map(|j| j.name.clone()).collect(),
+        parents: skeleton.joints.iter().map(|j| j.parent).collect(),
+        positions: skeleton.positions(&skeleton.rest_pose()),
+        eligible: vec![true; skeleton.len()],
+    };
+    let h = Humanoid::find(&rig, &std::collections::BTreeMap::new(), None, "").ok()?;
+    h.axes(&rig, "").ok()?;
+    Some(h)
 }
 
 /// Blends poses with weights (summing to 1): translations and scales as

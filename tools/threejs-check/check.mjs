@@ -3,14 +3,23 @@
 // played animation:
 //   - planted-foot speed: horizontal speed of each foot's contact joint while
 //     its footstep (extras.crowdpatch.agents[i].footsteps) says it is planted;
+//   - stance drift: per footstep, the largest horizontal distance of the
+//     planted foot's contact joint from where it was at the plant, until it
+//     lifts (p95 and max over footsteps);
 //   - root deviation: horizontal distance of the hips from the instance node
 //     (the baked path, root motion);
+//   - posture: hip height over leg length (the hip joints' height over
+//     extras.crowdpatch.character.leg_length; about 0.9–1.0 when walking
+//     upright), min, p5 and mean over visible samples;
 //   - loop jump: every joint of instance k at τ = π against instance k + 1 at
 //     τ = 0 (the same moment of the agent);
 //   - seam jump (--seams, for a patch that tiles with itself): every joint of
 //     an agent leaving through an exit point against the agent of the
 //     neighbour tile entering through its mirror point, at the crossing time.
-// Prints one JSON line per file; exits 1 when a figure is over its limit.
+// Prints one JSON line per file; exits 1 when a figure is over its limit
+// (planted-foot speed mean 0.01 m/s, stance drift p95 1 cm, root deviation
+// p95 5 cm, loop and seam jumps 5 mm) or a walker crouches (hip height over
+// leg length below 0.75 at the 5th percentile).
 //
 // Usage: node check.mjs [--seams] [--dt 0.0103] FILE.glb...
 // The default step, 1/97 s, is no divisor of the key interval, so the
@@ -19,7 +28,9 @@ import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
-const LIMITS = { plantedSpeedMean: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005 };
+const LIMITS = { plantedSpeedMean: 0.01, stanceDriftP95: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005 };
+// Lower limits: hip height over leg length at the 5th percentile.
+const FLOORS = { hipHeightP5: 0.75 };
 
 const args = process.argv.slice(2);
 let seams = false;
@@ -65,6 +76,7 @@ async function load(file) {
       instances.push({
         agent: i, k: agent.first_instance + j, node, list,
         feet: [find(ch.left_foot), find(ch.right_foot)], hips: find(ch.hips),
+        hipJoints: (ch.hip_joints ?? [ch.hips, ch.hips]).map(find),
         footsteps: agent.footsteps ?? [],
       });
     });
@@ -95,6 +107,10 @@ function measure(m) {
   const period = m.extras.period;
   const speeds = [];
   const deviations = [];
+  const ratios = [];
+  const legLength = m.extras.character?.leg_length;
+  // Per instance and footstep: [first position, largest distance from it].
+  const stance = m.instances.map((inst) => inst.footsteps.map(() => null));
   let prev = null;
   const steps = Math.round(period / dt);
   for (let s = 0; s <= steps; s++) {
@@ -103,14 +119,24 @@ function measure(m) {
     const cur = m.instances.map((inst) => {
       const visible = inst.node.scale.x > 0.5;
       const feet = inst.feet.map((f) => patch(f.getWorldPosition(new THREE.Vector3())));
-      return { visible, feet, root: patch(inst.hips.getWorldPosition(new THREE.Vector3())), at: patch(inst.node.getWorldPosition(new THREE.Vector3())) };
+      const hipY = inst.hipJoints.reduce((a, j) => a + j.getWorldPosition(new THREE.Vector3()).y, 0) / inst.hipJoints.length;
+      return { visible, feet, hipY, root: patch(inst.hips.getWorldPosition(new THREE.Vector3())), at: patch(inst.node.getWorldPosition(new THREE.Vector3())) };
     });
     cur.forEach((c, i) => {
       if (!c.visible) return;
       deviations.push(dist2(c.root, c.at));
+      if (legLength > 0) ratios.push(c.hipY / legLength);
+      const inst = m.instances[i];
+      const t = tau + inst.k * period;
+      inst.footsteps.forEach((f, j) => {
+        if (t < f.t - 1e-9 || t > f.lift + 1e-9) return;
+        const p = c.feet[f.foot === 'left' ? 0 : 1];
+        const st = stance[i][j];
+        if (!st) stance[i][j] = [p, 0];
+        else st[1] = Math.max(st[1], dist2(p, st[0]));
+      });
       const p = prev && prev[i];
       if (!p || !p.visible) return;
-      const inst = m.instances[i];
       const t0 = (s - 1) * dt + inst.k * period;
       const t1 = t0 + dt;
       for (const f of inst.footsteps) {
@@ -134,6 +160,8 @@ function measure(m) {
   });
   speeds.sort((a, b) => a - b);
   deviations.sort((a, b) => a - b);
+  ratios.sort((a, b) => a - b);
+  const drifts = stance.flat().filter((x) => x).map((x) => x[1]).sort((a, b) => a - b);
   const mean = (v) => v.reduce((x, y) => x + y, 0) / Math.max(v.length, 1);
   const pct = (v, q) => v.length ? v[Math.round((v.length - 1) * q)] : 0;
   return {
@@ -141,6 +169,11 @@ function measure(m) {
     plantedSpeedMean: mean(speeds),
     plantedSpeedP95: pct(speeds, 0.95),
     plantedSpeedMax: pct(speeds, 1),
+    stanceDriftP95: pct(drifts, 0.95),
+    stanceDriftMax: pct(drifts, 1),
+    hipHeightMin: ratios.length ? ratios[0] : undefined,
+    hipHeightP5: ratios.length ? pct(ratios, 0.05) : undefined,
+    hipHeightMean: ratios.length ? mean(ratios) : undefined,
     rootDeviationMean: mean(deviations),
     rootDeviationP95: pct(deviations, 0.95),
     rootDeviationMax: pct(deviations, 1),
@@ -202,7 +235,8 @@ for (const file of files) {
   const m = await load(file);
   const out = { file, character: m.extras.character?.name, instances: m.instances.length, ...measure(m) };
   if (seams) Object.assign(out, seamJump(m));
-  const over = Object.entries(LIMITS).filter(([k, v]) => out[k] !== undefined && out[k] > v).map(([k]) => k);
+  const over = Object.entries(LIMITS).filter(([k, v]) => out[k] !== undefined && out[k] > v).map(([k]) => k)
+    .concat(Object.entries(FLOORS).filter(([k, v]) => out[k] !== undefined && out[k] < v).map(([k]) => k));
   out.over = over;
   if (over.length) failed = true;
   console.log(JSON.stringify(out));

@@ -150,6 +150,8 @@ pub(crate) fn character_extras(sk: &SkeletalAnimation) -> CharacterExtras {
         right_foot: c.right_foot,
         hips: c.hips,
         height: c.height,
+        hip_joints: c.hip_joints,
+        leg_length: c.leg_length,
         gait_convention: GAIT_CONVENTION.to_owned(),
     }
 }

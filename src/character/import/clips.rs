@@ -1,47 +1,65 @@
-//! Clips of an imported character: every animation of the file (or only
-//! locomotion and idle ones), resampled at [`FRAME_RATE`] on the kept
-//! joints; cyclic when the first and last poses agree; locomotion clips put
-//! in place.
+//! Clips of an imported file: every animation, resampled at [`FRAME_RATE`]
+//! on the kept joints, in the file's frame (local transforms as keyed).
+//! Which clip is a walk, a run or an idle is measured later
+//! ([`crate::character::choice`]), not read from names.
 
 use super::joints::Kept;
-use super::scene::{SceneTree, buffer};
-use crate::character::{Clip, Quat, Skeleton, Transform, V3};
+use super::scene::SceneTree;
+use super::source::Source;
+use crate::character::{Pose, Quat, V3};
+use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::util::ReadOutputs;
 use std::collections::BTreeMap;
 
 /// Sample rate of imported clips `[Hz]`.
 pub const FRAME_RATE: f64 = 60.0;
 
-/// The clips of `g` on the kept joints, each with whether it is the idle
-/// clip (name with `idle`); without `all_clips`, only locomotion clips
-/// (names with walk, run, jog, turn or step, and no jump) and idle ones.
-/// O(clips · frames · joints).
-pub(super) fn read_clips(
-    g: &gltf::Gltf,
-    blob: &[u8],
-    tree: &SceneTree<'_>,
-    kept: &Kept,
-    all_clips: bool,
-) -> Vec<(Clip, bool)> {
-    let skeleton = &kept.skeleton;
-    let get = buffer(blob);
+/// Longest clip read `[s]`; longer animations are skipped with a note.
+pub const MAX_CLIP_SECONDS: f64 = 120.0;
+
+/// Most clips read from one file.
+pub const MAX_CLIPS: usize = 256;
+
+/// A clip as read: poses at `k · frame_interval` for `k = 0..=n`, the last
+/// one at the animation's end.
+pub(super) struct RawClip {
+    pub name: String,
+    pub frame_interval: f64,
+    pub frames: Vec<Pose>,
+}
+
+/// The animations of the file on the kept joints, and notes on what was
+/// skipped. A channel whose accessors are not of the types glTF allows for
+/// its path is skipped. O(clips · frames · joints).
+pub(super) fn read_clips(source: &Source, tree: &SceneTree<'_>, kept: &Kept) -> (Vec<RawClip>, Vec<String>) {
+    let get = source.get();
     let mut clips = Vec::new();
-    for a in g.animations() {
-        let cname = a.name().unwrap_or("clip").to_owned();
-        let lower = cname.to_lowercase();
-        let locomotion =
-            ["walk", "run", "jog", "turn", "step"].iter().any(|k| lower.contains(k)) && !lower.contains("jump");
-        let idle = lower.contains("idle");
-        if !(all_clips || locomotion || idle) {
-            continue;
+    let mut notes = Vec::new();
+    for (k, a) in source.document.animations().enumerate() {
+        let cname = a.name().map_or_else(|| format!("animation {k}"), str::to_owned);
+        if clips.len() >= MAX_CLIPS {
+            notes.push(format!("only the first {MAX_CLIPS} animations were read"));
+            break;
         }
-        // Channels by kept joint.
         type Track = (Vec<f32>, Vec<[f32; 4]>, gltf::animation::Interpolation);
         let mut tracks: BTreeMap<(usize, u8), Track> = BTreeMap::new();
         let mut end = 0f32;
         for ch in a.channels() {
             let node = ch.target().node().index();
             let Some(&j) = kept.index_of.get(&node) else { continue };
+            let sampler = ch.sampler();
+            let (input, output) = (sampler.input(), sampler.output());
+            let vec3 = output.data_type() == DataType::F32 && output.dimensions() == Dimensions::Vec3;
+            let ok_types = input.data_type() == DataType::F32
+                && input.dimensions() == Dimensions::Scalar
+                && match ch.target().property() {
+                    gltf::animation::Property::Rotation => output.dimensions() == Dimensions::Vec4,
+                    gltf::animation::Property::MorphTargetWeights => false,
+                    _ => vec3,
+                };
+            if !ok_types {
+                continue;
+            }
             let r = ch.reader(get.clone());
             let Some(times) = r.read_inputs() else { continue };
             let times: Vec<f32> = times.collect();
@@ -51,14 +69,15 @@ pub(super) fn read_clips(
                 Some(ReadOutputs::Scales(s)) => (2, s.map(|v| [v[0], v[1], v[2], 0.0]).collect()),
                 _ => continue,
             };
-            let interp = ch.sampler().interpolation();
+            let interp = sampler.interpolation();
             // Cubic splines store (in-tangent, value, out-tangent) per key.
             let values = if interp == gltf::animation::Interpolation::CubicSpline {
                 values.chunks_exact(3).map(|c| c[1]).collect()
             } else {
                 values
             };
-            if values.len() != times.len() || times.is_empty() {
+            let finite = times.iter().all(|t| t.is_finite()) && values.iter().flatten().all(|x| x.is_finite());
+            if values.len() != times.len() || times.is_empty() || !finite || times.windows(2).any(|w| w[1] < w[0]) {
                 continue;
             }
             end = end.max(times[times.len() - 1]);
@@ -68,50 +87,33 @@ pub(super) fn read_clips(
         if duration <= 1e-3 {
             continue;
         }
-        let pose_at = |t: f64| -> Vec<Transform> {
-            let mut pose: Vec<Transform> = kept.nodes.iter().map(|&i| tree.local[i]).collect();
+        if duration > MAX_CLIP_SECONDS {
+            notes.push(format!("{cname}: {duration:.1} s long, more than the {MAX_CLIP_SECONDS} s read; skipped"));
+            continue;
+        }
+        let pose_at = |t: f64| -> Pose {
+            let mut pose: Pose = kept.nodes.iter().map(|&i| tree.local[i]).collect();
             for (&(j, kind), (times, values, interp)) in &tracks {
                 let v = sample_track(times, values, *interp, t as f32, kind == 1);
                 match kind {
                     0 => pose[j].translation = V3::new(v[0].into(), v[1].into(), v[2].into()),
                     1 => {
-                        pose[j].rotation = Quat::from_quaternion(nalgebra::Quaternion::new(
-                            v[3].into(),
-                            v[0].into(),
-                            v[1].into(),
-                            v[2].into(),
-                        ))
+                        let q = nalgebra::Quaternion::new(v[3].into(), v[0].into(), v[1].into(), v[2].into());
+                        if q.norm() > 1e-9 {
+                            pose[j].rotation = Quat::from_quaternion(q);
+                        }
                     }
                     _ => pose[j].scale = V3::new(v[0].into(), v[1].into(), v[2].into()),
                 }
             }
             pose
         };
-        let first = pose_at(0.0);
-        let last = pose_at(duration);
-        let cyclic = first.iter().zip(&last).enumerate().all(|(j, (a, b))| {
-            let top = skeleton.joints[j].parent.is_none();
-            (top || (a.translation - b.translation).norm() < 1e-3 * skeleton_scale(skeleton))
-                && a.rotation.angle_to(&b.rotation) < 0.02
-        });
         let n = ((duration * FRAME_RATE).round() as usize).max(2);
         let dt = duration / n as f64;
-        let count = if cyclic { n } else { n + 1 };
-        let frames: Vec<Vec<Transform>> = (0..count).map(|k| pose_at(k as f64 * dt)).collect();
-        let mut clip = Clip { name: cname, frame_interval: dt, frames, cyclic };
-        if locomotion {
-            clip.make_in_place(skeleton);
-        }
-        clips.push((clip, idle));
+        let frames: Vec<Pose> = (0..=n).map(|k| pose_at(k as f64 * dt)).collect();
+        clips.push(RawClip { name: cname, frame_interval: dt, frames });
     }
-    clips
-}
-
-/// A length typical of the skeleton (its rest extent) `[m]`.
-fn skeleton_scale(sk: &Skeleton) -> f64 {
-    let p = sk.positions(&sk.rest_pose());
-    let (lo, hi) = p.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, q| (a.0.min(q.y), a.1.max(q.y)));
-    (hi - lo).max(1e-3)
+    (clips, notes)
 }
 
 /// Value of a keyframe track at `t` (clamped at the ends); rotations are
@@ -131,7 +133,8 @@ fn sample_track(
         return values[i - 1];
     }
     let (a, b) = (values[i - 1], values[i]);
-    let u = f64::from((t - times[i - 1]) / (times[i] - times[i - 1]));
+    let span = times[i] - times[i - 1];
+    let u = if span > 0.0 { f64::from((t - times[i - 1]) / span) } else { 1.0 };
     if rotation {
         let q = |v: [f32; 4]| {
             Quat::from_quaternion(nalgebra::Quaternion::new(v[3].into(), v[0].into(), v[1].into(), v[2].into()))

@@ -1,32 +1,48 @@
-//! Import of a user character from a glTF 2.0 binary (GLB): skeleton, skin,
-//! mesh and clips.
+//! Import of a user character (or of an animation file) from glTF 2.0: a
+//! `.glb`, or a `.gltf` with embedded or external buffers.
 //!
-//! - **Joints**: every node of the default scene that a skin binds, that a
-//!   clip animates or that carries a rigid mesh, and their ancestors; joints
-//!   that influence no geometry and are not a foot or the hips are dropped
-//!   (IK targets, `_end` leaves).
-//! - **Mesh**: skinned primitives keep their weights (posed to the scene's
-//!   rest transforms); a mesh attached to a node without a skin is bound
-//!   rigidly to its nearest joint. Morph targets are ignored; colours come
-//!   from the materials' base colour factors (textures are not imported).
-//! - **Clips**: animations resampled at [`FRAME_RATE`]; a clip whose first and
-//!   last poses agree is cyclic. Locomotion clips (names with walk, run, jog,
-//!   turn or step, and no jump) are put in place; the idle clip is the one
-//!   named idle.
-//! - **Feet and hips** by name (`foot`, `ankle`, `toe`, `ball`, `hips`,
-//!   `pelvis`, with a left/right marker), unless given.
+//! Phases ([`import_file`]):
 //!
-//! The character must face +Z with +Y up (glTF's convention); one that walks
-//! towards −Z is turned round.
+//! 1. **Source** (`source`): the file and its buffers; geometry
+//!    extensions (Draco, meshopt, quantization) refused by name first.
+//! 2. **Scene and geometry** (`scene`): the node tree at rest; skinned
+//!    meshes (any number, any number of skins over one skeleton) posed by
+//!    their skins; a mesh without a skin rides on the joint it hangs from (a
+//!    helmet, a shield, a sword in a hand slot) and is left out, with a
+//!    note, when it hangs from no joint (a display base, a prop at the scene
+//!    root). Morph targets and textures are not read; colours come from the
+//!    materials' base colour factors.
+//! 3. **Humanoid mapping** ([`crate::character::humanoid`]): the hips,
+//!    spine, head, arms and legs, by the file's VRM extension, by name in
+//!    any common convention, by structure, or by a joint map; a rig that is
+//!    not an upright biped (a quadruped, a robot arm) is refused here.
+//! 4. **Joints** (`joints`): the skin joints and animated nodes that move
+//!    geometry or are humanoid bones, with their ancestors.
+//! 5. **Model frame**: the whole character turned so that it stands along
+//!    +Y facing +Z with its left towards +X (Z-up exports, characters facing
+//!    −Z), its soles on `y = 0`, scaled to the height asked for
+//!    (centimetre rigs), and every joint given unit scale (scale in the
+//!    file — an armature's 100 or 0.01, a non-uniform bind scale — is baked
+//!    into joint offsets and the mesh).
+//! 6. **Clips** (`clips`): every animation resampled at [`FRAME_RATE`],
+//!    expressed in the model frame, put in place (root motion removed, to
+//!    be derived from the stance foot), cyclic when its first and last
+//!    poses agree. Which clips are walks, runs or idles is measured by
+//!    [`crate::character::choice`].
 
-use super::{Character, Clip, FootJoints, mirror_map};
-use crowdpatch_runtime::skeletal::SkinnedPrimitive;
+use super::humanoid::{Bone, Humanoid, JointMap, MapError, model_rotation};
+use super::{Character, Clip, FootJoints, Pose, Skeleton, V3, mirror_map, position_of, rotation_of};
+use clips::RawClip;
+use nalgebra::{Matrix4, Rotation3};
 use scene::SceneTree;
+use source::Source;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 mod clips;
 mod joints;
 mod scene;
+mod source;
 
 pub use clips::FRAME_RATE;
 
@@ -41,127 +57,266 @@ pub enum ImportError {
         /// The reason.
         source: std::io::Error,
     },
-    /// Not a valid glTF file.
-    #[error("{file}: not a valid glTF/GLB file: {reason}")]
+    /// Not a valid glTF file, or one stored in a way the importer does not
+    /// read.
+    #[error("{file}: {reason}")]
     Gltf {
         /// The file.
         file: String,
-        /// The parser's message.
+        /// What is wrong, as a sentence.
         reason: String,
     },
     /// Something the importer needs is missing.
-    #[error("{file}: {what}")]
+    #[error("{file} {what}")]
     Missing {
         /// The file.
         file: String,
-        /// What is missing and how to fix it.
+        /// What is missing and how to fix it (a sentence after the file name).
         what: String,
     },
+    /// The rig is not an upright biped, or a joint map does not fit it.
+    #[error(transparent)]
+    Humanoid(#[from] MapError),
 }
 
-/// Options of [`import_glb`].
+/// Options of [`import_file`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImportOptions {
     /// Scale the character to this height `[m]`; `None` keeps the file's scale.
     pub height: Option<f64>,
-    /// Keep every clip, not only locomotion and idle (for inspection).
-    pub all_clips: bool,
+    /// A joint map naming humanoid bones the names do not tell.
+    pub joint_map: Option<JointMap>,
+    /// Read an animation file: no mesh or skin needed, every candidate joint
+    /// kept, no rescale.
+    pub motion_only: bool,
 }
 
-/// Reads a character from a GLB file.
+/// Reads a character from a glTF file (`.glb` or `.gltf`); see the module
+/// documentation. O(nodes · depth + vertices + clips · frames · joints).
 ///
 /// # Errors
-/// [`ImportError`] naming the file: unreadable, not glTF, no scene, no mesh,
-/// no foot joints found.
-pub fn import_glb(path: &Path, options: &ImportOptions) -> Result<Character, ImportError> {
+/// [`ImportError`] naming the file: unreadable, not glTF, a geometry
+/// extension, no skin, no mesh, not a biped (with what to pass).
+pub fn import_file(path: &Path, options: &ImportOptions) -> Result<Character, ImportError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io { file: file.clone(), source })?;
+    let source = Source::read(path).map_err(|reason| ImportError::Gltf { file: file.clone(), reason })?;
     let name = path.file_stem().map_or_else(|| "character".into(), |s| s.to_string_lossy().to_string());
-    import_bytes(&bytes, &name, &file, options)
+    import_source(&source, &name, &file, options)
 }
 
-/// Reads a character from GLB bytes; `file` names it in errors.
-///
-/// Phases: the scene's node tree ([`scene::SceneTree`]), its triangle
-/// geometry in the model frame ([`scene::read_geometry`]), the joints that
-/// matter and the designated feet and hips ([`joints`]), the skinned
-/// primitives by material, the clips ([`clips::read_clips`]), then the
-/// height and an optional rescale. O(nodes + vertices + clip keys).
+/// [`import_file`] (kept under its former name).
 ///
 /// # Errors
-/// As [`import_glb`].
-pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOptions) -> Result<Character, ImportError> {
-    let missing = |what: String| ImportError::Missing { file: file.to_owned(), what };
-    let g = gltf::Gltf::from_slice(bytes)
-        .map_err(|e| ImportError::Gltf { file: file.to_owned(), reason: e.to_string() })?;
-    let blob = g.blob.clone().unwrap_or_default();
-    let scene =
-        g.default_scene().or_else(|| g.scenes().next()).ok_or_else(|| missing("the file has no scene".into()))?;
-    let tree = SceneTree::new(&g, &scene);
-    let geometry = scene::read_geometry(&tree, &blob);
-    if geometry.primitives.is_empty() {
-        return Err(missing("the scene has no triangle mesh to show".into()));
-    }
-    let designated = joints::designate(&tree).map_err(missing)?;
-    let kept = joints::keep(&tree, &geometry, &designated);
-    let mut primitives = scene::primitives_by_material(&g, &geometry, |node| kept.joint_of(node));
-    let clips = clips::read_clips(&g, &blob, &tree, &kept, options.all_clips);
-    let idle = clips.iter().position(|(_, i)| *i);
-    let clips: Vec<Clip> = clips.into_iter().map(|(c, _)| c).collect();
+/// As [`import_file`].
+pub fn import_glb(path: &Path, options: &ImportOptions) -> Result<Character, ImportError> {
+    import_file(path, options)
+}
 
+/// Reads a character from glTF bytes (external buffers are not read); `file`
+/// names it in errors.
+///
+/// # Errors
+/// As [`import_file`].
+pub fn import_bytes(bytes: &[u8], name: &str, file: &str, options: &ImportOptions) -> Result<Character, ImportError> {
+    let source =
+        Source::from_bytes(bytes, None).map_err(|reason| ImportError::Gltf { file: file.to_owned(), reason })?;
+    import_source(&source, name, file, options)
+}
+
+fn import_source(source: &Source, name: &str, file: &str, options: &ImportOptions) -> Result<Character, ImportError> {
+    let missing = |what: String| ImportError::Missing { file: file.to_owned(), what };
+    let doc = &source.document;
+    let scene = doc.default_scene().or_else(|| doc.scenes().next()).ok_or_else(|| missing("has no scene".into()))?;
+    let tree = SceneTree::new(doc, &scene);
+    if !options.motion_only && !tree.has_skin() {
+        return Err(missing(
+            "has no skin (no mesh bound to a skeleton): crowdpatch animates skinned characters; export it with its \
+             armature and skin weights"
+                .into(),
+        ));
+    }
+    let mut geometry = scene::read_geometry(&tree, source).map_err(|e| missing(format!("has {e}")))?;
+    if !options.motion_only && geometry.primitives.is_empty() {
+        return Err(missing(
+            "has no triangle mesh to show (an animation file? pass it as --animation-source FILE)".into(),
+        ));
+    }
+    let mut notes = Vec::new();
+    if !geometry.left_out.is_empty() {
+        notes.push(format!(
+            "left out {} (a mesh without a skin that hangs from no joint)",
+            geometry.left_out.join(", ")
+        ));
+    }
+    // Humanoid mapping and the model frame.
+    let rig = joints::rig(&tree);
+    let vrm = vrm_bones(&source.json, rig.names.len());
+    let humanoid = Humanoid::find(&rig, &vrm, options.joint_map.as_ref(), file)?;
+    let (up, left) = humanoid.axes(&rig, file)?;
+    let rot = model_rotation(up, left);
+    if rot.angle() > 1e-6 {
+        notes.push(format!("turned into the model frame: {}", describe_turn(&rot)));
+    }
+    let bones: Vec<usize> = humanoid.mapped().iter().map(|m| m.1).collect();
+    let kept = joints::keep(&tree, &geometry, &bones, options.motion_only);
+    let r4 = rot.to_homogeneous();
+    geometry.transform(&r4);
+    let rest_file = kept.skeleton.globals(&kept.skeleton.rest_pose());
+    let joint_ys: Vec<f64> = rest_file.iter().map(|g| (rot * position_of(g)).y).collect();
+    let legs: Vec<usize> = (0..2).flat_map(|s| Bone::leg(s)).filter_map(|b| humanoid.get(b)).collect();
+    let ground = geometry
+        .lowest_below(&|node| legs.iter().any(|&l| tree.is_ancestor(l, node)))
+        .or_else(|| geometry.bounds().map(|b| b.0.y))
+        .unwrap_or_else(|| joint_ys.iter().copied().fold(f64::INFINITY, f64::min));
+    // Without a mesh (an animation file), the top of the head is a tenth
+    // above the highest joint.
+    let top = geometry.bounds().map_or_else(
+        || ground + 1.1 * (joint_ys.iter().copied().fold(f64::NEG_INFINITY, f64::max) - ground),
+        |b| b.1.y,
+    );
+    let file_height = top - ground;
+    let scale = match options.height {
+        Some(h) if file_height > 1e-9 && h > 0.0 => h / file_height,
+        _ => 1.0,
+    };
+    if (scale - 1.0).abs() > 1e-6 {
+        notes.push(format!("scaled by {scale:.4} to {:.2} m (it is {file_height:.3} units tall)", file_height * scale));
+    }
+    // The hips above the model origin at rest (the root of root motion).
+    let hips_at = rest_file.get(kept.index_of.get(&humanoid.get(Bone::Hips).unwrap_or(0)).copied().unwrap_or(0));
+    let hips_at = hips_at.map_or(V3::zeros(), |g| rot * position_of(g));
+    let place = Matrix4::new_scaling(scale) * Matrix4::new_translation(&V3::new(-hips_at.x, -ground, -hips_at.z));
+    geometry.transform(&place);
+    let to_model = place * r4;
+    // The skeleton in the model frame with unit scales.
+    let rest = kept.skeleton.model_pose(&kept.skeleton.rest_pose(), &to_model);
+    let skeleton = Skeleton {
+        joints: kept
+            .skeleton
+            .joints
+            .iter()
+            .zip(&rest)
+            .map(|(j, t)| super::Joint { name: j.name.clone(), parent: j.parent, rest: *t })
+            .collect(),
+    };
+    let humanoid = humanoid.remap(|node| kept.index_of.get(&node).copied());
+    let hips = humanoid.get(Bone::Hips).ok_or_else(|| missing("has no hips joint".into()))?;
+    // Clips in the model frame, in place.
+    let (raw, clip_notes) = clips::read_clips(source, &tree, &kept);
+    notes.extend(clip_notes.into_iter().map(|n| format!("clip {n}")));
+    let clips: Vec<Clip> = raw.into_iter().map(|c| model_clip(c, &kept.skeleton, &skeleton, &to_model, hips)).collect();
+    let primitives = scene::primitives_by_material(doc, &geometry, |node| kept.joint_of(node).unwrap_or(0));
     let feet = std::array::from_fn(|s| {
-        let ankle = kept.index_of[&designated.feet[s]];
-        FootJoints { ankle, contact: designated.toes[s].map_or(ankle, |t| kept.index_of[&t]) }
+        let [_, lower, foot, toes] = Bone::leg(s);
+        let ankle = humanoid.get(foot).or(humanoid.get(lower)).or(humanoid.get(Bone::leg(s)[0])).unwrap_or(hips);
+        let contact = humanoid.get(toes).filter(|&t| skeleton.is_ancestor(ankle, t)).unwrap_or(ankle);
+        FootJoints { ankle, contact }
     });
-    let mut character = Character {
+    let height = geometry.bounds().map_or(file_height * scale, |(lo, hi)| hi.y - lo.y.min(0.0));
+    Ok(Character {
         name: name.to_owned(),
-        mirror: mirror_map(&kept.skeleton),
-        hips: kept.index_of[&designated.hips],
-        skeleton: kept.skeleton,
-        primitives: Vec::new(),
+        mirror: mirror_map(&skeleton),
+        hips,
+        skeleton,
+        primitives,
         feet,
         clips,
-        idle,
-        height: 0.0,
-    };
-    // Height, and an optional rescale.
-    let (lo, hi) = primitives
-        .iter()
-        .flat_map(|p| p.positions.iter())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(f64::from(p[1])), a.1.max(f64::from(p[1]))));
-    let height = hi - lo.min(0.0);
-    if let Some(h) = options.height
-        && height > 0.0
-    {
-        let s = h / height;
-        scale_character(&mut character, &mut primitives, s);
-        character.height = h;
-    } else {
-        character.height = height;
-    }
-    character.primitives = primitives;
-    Ok(character)
+        idle: None,
+        height,
+        humanoid: Some(humanoid),
+        notes,
+    })
 }
 
-/// Scales a character uniformly about the model origin.
-fn scale_character(c: &mut Character, primitives: &mut [SkinnedPrimitive], s: f64) {
-    for (k, j) in c.skeleton.joints.iter_mut().enumerate() {
-        if j.parent.is_none() {
-            j.rest.translation *= s;
-            j.rest.scale *= s;
-            for clip in &mut c.clips {
-                for f in &mut clip.frames {
-                    f[k].translation *= s;
-                    f[k].scale *= s;
-                }
-            }
+/// A clip as read, in the model frame, put in place, and cyclic when its
+/// first and last poses agree (then its last frame, a repeat of the first,
+/// is dropped).
+fn model_clip(raw: RawClip, file: &Skeleton, model: &Skeleton, to_model: &Matrix4<f64>, hips: usize) -> Clip {
+    let frames: Vec<Pose> = raw.frames.iter().map(|f| file.model_pose(f, to_model)).collect();
+    let mut clip = Clip { name: raw.name, frame_interval: raw.frame_interval, frames, cyclic: false };
+    clip.make_in_place_at(model, hips);
+    clip.centre_at(model, hips);
+    let n = clip.frames.len();
+    let extent = {
+        let p = model.positions(&model.rest_pose());
+        let (lo, hi) = p.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, q| (a.0.min(q.y), a.1.max(q.y)));
+        (hi - lo).max(1e-3)
+    };
+    let (first, last) = (model.positions(&clip.frames[0]), model.positions(&clip.frames[n - 1]));
+    let (q0, q1) = (model.globals(&clip.frames[0]), model.globals(&clip.frames[n - 1]));
+    let cyclic = (0..model.len()).all(|j| {
+        (first[j] - last[j]).norm() < 0.01 * extent && rotation_of(&q0[j]).angle_to(&rotation_of(&q1[j])) < 0.05
+    });
+    if cyclic && n > 2 {
+        clip.frames.pop();
+        clip.cyclic = true;
+    }
+    clip
+}
+
+/// The file axes that became up and forward, in words.
+fn describe_turn(rot: &Rotation3<f64>) -> String {
+    let name = |v: V3| -> String {
+        let k = (0..3).max_by(|&a, &b| v[a].abs().total_cmp(&v[b].abs())).unwrap_or(1);
+        let sign = if v[k] >= 0.0 { "+" } else { "−" };
+        if v[k].abs() > 0.999 {
+            format!("{sign}{}", ["X", "Y", "Z"][k])
+        } else {
+            format!("({:.2}, {:.2}, {:.2})", v.x, v.y, v.z)
+        }
+    };
+    let inv = rot.inverse();
+    format!("it stood along {} of the file facing {}; now +Y up, facing +Z", name(inv * V3::y()), name(inv * V3::z()))
+}
+
+/// The humanoid bones of a VRM file's extension (`VRM` 0.x or `VRMC_vrm`
+/// 1.0), bone → node index; empty for other files.
+fn vrm_bones(json: &serde_json::Value, nodes: usize) -> BTreeMap<Bone, usize> {
+    let mut out = BTreeMap::new();
+    let ext = json.get("extensions");
+    let mut add = |name: &str, node: Option<u64>| {
+        if let (Some(bone), Some(n)) = (Bone::from_name(name), node)
+            && (n as usize) < nodes
+            && !(name == "upperChest" && out.contains_key(&Bone::Chest))
+        {
+            out.insert(bone, n as usize);
+        }
+    };
+    // VRM 0.x: humanBones is a list of {bone, node}.
+    if let Some(list) = ext.and_then(|e| e.pointer("/VRM/humanoid/humanBones")).and_then(|v| v.as_array()) {
+        for b in list {
+            add(b.get("bone").and_then(|v| v.as_str()).unwrap_or(""), b.get("node").and_then(|v| v.as_u64()));
         }
     }
-    for p in primitives {
-        for v in &mut p.positions {
-            for x in v.iter_mut() {
-                *x *= s as f32;
-            }
+    // VRM 1.0: humanBones is an object of bone → {node}.
+    if let Some(map) = ext.and_then(|e| e.pointer("/VRMC_vrm/humanoid/humanBones")).and_then(|v| v.as_object()) {
+        for (k, v) in map {
+            add(k, v.get("node").and_then(|x| x.as_u64()));
         }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vrm_extensions_of_both_versions_are_read() {
+        let v0: serde_json::Value = serde_json::from_str(
+            r#"{"extensions": {"VRM": {"humanoid": {"humanBones": [{"bone": "hips", "node": 2}, {"bone": "leftFoot", "node": 7}, {"bone": "leftThumbProximal", "node": 9}]}}}}"#,
+        )
+        .unwrap();
+        let b = vrm_bones(&v0, 10);
+        assert_eq!(b.get(&Bone::Hips), Some(&2));
+        assert_eq!(b.get(&Bone::LeftFoot), Some(&7));
+        assert_eq!(b.len(), 2, "fingers are not humanoid bones here");
+        let v1: serde_json::Value = serde_json::from_str(
+            r#"{"extensions": {"VRMC_vrm": {"humanoid": {"humanBones": {"hips": {"node": 1}, "rightToes": {"node": 30}}}}}}"#,
+        )
+        .unwrap();
+        let b = vrm_bones(&v1, 10);
+        assert_eq!(b.get(&Bone::Hips), Some(&1));
+        assert!(!b.contains_key(&Bone::RightToes), "node 30 is out of range");
     }
 }

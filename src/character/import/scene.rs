@@ -1,20 +1,19 @@
 //! The glTF scene as the importer reads it: the node tree with rest
-//! transforms, and the triangle geometry in the model frame with each
-//! vertex's joint influences.
+//! transforms, and the triangle geometry in the file's frame at rest with
+//! each vertex's joint influences. Skinned meshes are posed by their skins;
+//! a mesh without a skin rides on the skeleton when it hangs below a joint
+//! (a helmet on the head, a sword in a hand slot) and is left out, with a
+//! note, when it does not (a display base, a prop at the scene root).
 
+use super::source::Source;
 use crate::character::{Quat, Transform, V3};
 use crowdpatch_runtime::skeletal::SkinnedPrimitive;
+use gltf::accessor::{DataType, Dimensions};
 use nalgebra::Matrix4;
 use std::collections::BTreeMap;
 
-/// The buffer-data lookup of a GLB: its binary chunk; external URIs are not
-/// read.
-pub(super) fn buffer<'b>(blob: &'b [u8]) -> impl Fn(gltf::Buffer<'_>) -> Option<&'b [u8]> + Clone {
-    move |b: gltf::Buffer<'_>| match b.source() {
-        gltf::buffer::Source::Bin => Some(blob),
-        gltf::buffer::Source::Uri(_) => None,
-    }
-}
+/// Most vertices read from one file.
+pub(super) const MAX_VERTICES: usize = 4_000_000;
 
 /// The node tree of one scene, by glTF node index.
 pub(super) struct SceneTree<'a> {
@@ -24,6 +23,8 @@ pub(super) struct SceneTree<'a> {
     pub parent: Vec<Option<usize>>,
     /// The scene's nodes, depth-first, parents before children.
     pub order: Vec<usize>,
+    /// Whether each node is in the scene.
+    pub in_scene: Vec<bool>,
     /// Rest (file) local transform of each node.
     pub local: Vec<Transform>,
     /// Model-frame matrix of each node at rest.
@@ -36,7 +37,7 @@ pub(super) struct SceneTree<'a> {
 
 impl<'a> SceneTree<'a> {
     /// Reads the tree of `scene`. O(nodes + channels + skin joints).
-    pub fn new(g: &'a gltf::Gltf, scene: &gltf::Scene<'a>) -> SceneTree<'a> {
+    pub fn new(g: &'a gltf::Document, scene: &gltf::Scene<'a>) -> SceneTree<'a> {
         let n_nodes = g.nodes().count();
         let mut parent: Vec<Option<usize>> = vec![None; n_nodes];
         let mut in_scene = vec![false; n_nodes];
@@ -76,7 +77,25 @@ impl<'a> SceneTree<'a> {
                 skin_joint[j.index()] = true;
             }
         }
-        SceneTree { nodes, parent, order, local, global, animated, skin_joint }
+        SceneTree { nodes, parent, order, in_scene, local, global, animated, skin_joint }
+    }
+
+    /// Whether some skin lists a node of the scene as a joint.
+    pub fn has_skin(&self) -> bool {
+        self.order.iter().any(|&i| self.skin_joint[i])
+    }
+
+    /// Whether node `i` hangs below a skin joint (or is one): a mesh there
+    /// rides on the skeleton.
+    pub fn on_skeleton(&self, i: usize) -> bool {
+        let mut k = Some(i);
+        while let Some(x) = k {
+            if self.skin_joint[x] {
+                return true;
+            }
+            k = self.parent[x];
+        }
+        false
     }
 
     /// The node's name (empty when it has none).
@@ -123,27 +142,88 @@ pub(super) struct Geo {
 
 /// The scene's triangle geometry.
 pub(super) struct Geometry {
-    /// Every triangle primitive.
+    /// Every triangle primitive kept.
     pub primitives: Vec<Geo>,
     /// Whether some vertex depends on each node.
     pub influences_node: Vec<bool>,
+    /// Meshes without a skin that hang from no joint, left out (node names).
+    pub left_out: Vec<String>,
+}
+
+impl Geometry {
+    /// Applies the similarity `c` (rotation, uniform scale, translation) to
+    /// every vertex and turns the normals with it.
+    pub fn transform(&mut self, c: &Matrix4<f64>) {
+        let lin = c.fixed_view::<3, 3>(0, 0).into_owned();
+        for g in &mut self.primitives {
+            for p in &mut g.positions {
+                *p = c.transform_point(&nalgebra::Point3::from(*p)).coords;
+            }
+            for n in &mut g.normals {
+                *n = (lin * *n).try_normalize(1e-12).unwrap_or_else(V3::y);
+            }
+        }
+    }
+
+    /// The lowest height (y) of the vertices whose heaviest influence is a
+    /// node for which `on` holds (the soles: vertices of the legs), or `None`.
+    pub fn lowest_below(&self, on: &dyn Fn(usize) -> bool) -> Option<f64> {
+        let mut lo: Option<f64> = None;
+        for g in &self.primitives {
+            for (p, inf) in g.positions.iter().zip(&g.influences) {
+                let heaviest = inf.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|x| x.0);
+                if heaviest.is_some_and(on) {
+                    lo = Some(lo.map_or(p.y, |l| l.min(p.y)));
+                }
+            }
+        }
+        lo
+    }
+
+    /// The least and greatest corner of the vertices, or `None` without any.
+    pub fn bounds(&self) -> Option<(V3, V3)> {
+        let mut it = self.primitives.iter().flat_map(|g| g.positions.iter());
+        let first = *it.next()?;
+        Some(it.fold((first, first), |(lo, hi), p| (lo.inf(p), hi.sup(p))))
+    }
+}
+
+/// Whether an accessor holds `f32` vectors of `dims`.
+fn floats(a: &gltf::Accessor<'_>, dims: Dimensions) -> bool {
+    a.data_type() == DataType::F32 && a.dimensions() == dims && !a.normalized()
 }
 
 /// Reads every triangle primitive of the scene's meshes: skinned ones posed
 /// to the scene's rest transforms with their weights; a mesh on a node
-/// without a skin bound rigidly to that node. O(vertices).
-pub(super) fn read_geometry(tree: &SceneTree<'_>, blob: &[u8]) -> Geometry {
-    let get = buffer(blob);
+/// without a skin bound rigidly to that node when it hangs below a skin
+/// joint, else left out. Primitives whose positions are not `f32` vectors
+/// are skipped. O(vertices).
+///
+/// # Errors
+/// More than [`MAX_VERTICES`] vertices.
+pub(super) fn read_geometry(tree: &SceneTree<'_>, source: &Source) -> Result<Geometry, String> {
+    let get = source.get();
     let mut primitives: Vec<Geo> = Vec::new();
     let mut influences_node = vec![false; tree.nodes.len()];
+    let mut left_out = Vec::new();
+    let mut vertices = 0usize;
     for &i in &tree.order {
         let node = &tree.nodes[i];
         let Some(mesh) = node.mesh() else { continue };
+        if node.skin().is_none() && !tree.on_skeleton(i) {
+            let name = tree.name(i);
+            left_out.push(if name.is_empty() { format!("node {i}") } else { name });
+            continue;
+        }
         let skin_mats: Option<(Vec<usize>, Vec<Matrix4<f64>>)> = node.skin().map(|s| {
             let joints: Vec<usize> = s.joints().map(|j| j.index()).collect();
+            let ibm_ok = s.inverse_bind_matrices().is_none_or(|a| {
+                a.data_type() == DataType::F32 && a.dimensions() == Dimensions::Mat4 && a.count() >= joints.len()
+            });
             let ibms: Vec<Matrix4<f64>> = s
                 .reader(get.clone())
                 .read_inverse_bind_matrices()
+                .filter(|_| ibm_ok)
                 .map(|it| it.map(|m| Matrix4::from_fn(|r, c| f64::from(m[c][r]))).collect())
                 .unwrap_or_else(|| vec![Matrix4::identity(); joints.len()]);
             let mats = joints.iter().zip(&ibms).map(|(&j, ibm)| tree.global[j] * ibm).collect();
@@ -153,15 +233,33 @@ pub(super) fn read_geometry(tree: &SceneTree<'_>, blob: &[u8]) -> Geometry {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
+            let attr_ok = |sem: gltf::Semantic, dims: Dimensions| prim.get(&sem).is_none_or(|a| floats(&a, dims));
+            if prim.get(&gltf::Semantic::Positions).is_none_or(|a| !floats(&a, Dimensions::Vec3)) {
+                continue;
+            }
+            let normals_ok = attr_ok(gltf::Semantic::Normals, Dimensions::Vec3);
             let r = prim.reader(get.clone());
             let Some(pos) = r.read_positions() else { continue };
             let pos: Vec<V3> = pos.map(|p| V3::new(p[0].into(), p[1].into(), p[2].into())).collect();
+            vertices += pos.len();
+            if vertices > MAX_VERTICES {
+                return Err(format!("more than {MAX_VERTICES} vertices; decimate the character first"));
+            }
             let nor: Vec<V3> = r
                 .read_normals()
+                .filter(|_| normals_ok)
                 .map(|it| it.map(|p| V3::new(p[0].into(), p[1].into(), p[2].into())).collect())
+                .filter(|n: &Vec<V3>| n.len() == pos.len())
                 .unwrap_or_else(|| vec![V3::y(); pos.len()]);
             let indices: Vec<u32> =
                 r.read_indices().map(|it| it.into_u32().collect()).unwrap_or_else(|| (0..pos.len() as u32).collect());
+            // Triangles whose indices run past the vertices are dropped.
+            let indices: Vec<u32> = indices
+                .chunks_exact(3)
+                .filter(|t| t.iter().all(|&k| (k as usize) < pos.len()))
+                .flatten()
+                .copied()
+                .collect();
             let mut geo = Geo {
                 material: prim.material().index(),
                 positions: vec![],
@@ -171,11 +269,15 @@ pub(super) fn read_geometry(tree: &SceneTree<'_>, blob: &[u8]) -> Geometry {
             };
             match &skin_mats {
                 Some((joints, mats)) => {
-                    let js: Vec<[u16; 4]> =
-                        r.read_joints(0).map(|it| it.into_u16().collect()).unwrap_or_else(|| vec![[0; 4]; pos.len()]);
+                    let js: Vec<[u16; 4]> = r
+                        .read_joints(0)
+                        .map(|it| it.into_u16().collect())
+                        .filter(|v: &Vec<[u16; 4]>| v.len() == pos.len())
+                        .unwrap_or_else(|| vec![[0; 4]; pos.len()]);
                     let ws: Vec<[f32; 4]> = r
                         .read_weights(0)
                         .map(|it| it.into_f32().collect())
+                        .filter(|v: &Vec<[f32; 4]>| v.len() == pos.len())
                         .unwrap_or_else(|| vec![[1.0, 0.0, 0.0, 0.0]; pos.len()]);
                     skinned(&mut geo, &pos, &nor, (&js, &ws), (joints, mats), &mut influences_node);
                 }
@@ -187,7 +289,7 @@ pub(super) fn read_geometry(tree: &SceneTree<'_>, blob: &[u8]) -> Geometry {
             primitives.push(geo);
         }
     }
-    Geometry { primitives, influences_node }
+    Ok(Geometry { primitives, influences_node, left_out })
 }
 
 /// Skinned vertices posed to the rest transforms (linear blend skinning).
@@ -212,6 +314,16 @@ fn skinned(
             m += mats[j] * w;
             inf.push((joints[j], w));
             influences_node[joints[j]] = true;
+        }
+        if inf.is_empty() {
+            // No usable weight: bound to the skin's first joint.
+            if let (Some(&j0), Some(m0)) = (joints.first(), mats.first()) {
+                m = *m0;
+                inf.push((j0, 1.0));
+                influences_node[j0] = true;
+            } else {
+                m = Matrix4::identity();
+            }
         }
         let q = m.transform_point(&nalgebra::Point3::from(*p)).coords;
         let n = m.fixed_view::<3, 3>(0, 0).try_inverse().map_or(nor[k], |inv| inv.transpose() * nor[k]);
@@ -243,7 +355,7 @@ fn rigid(geo: &mut Geo, pos: &[V3], nor: &[V3], node: usize, m: Matrix4<f64>) {
 /// per vertex, renormalised so that they sum to 1 exactly in f32 (as the
 /// validator checks). O(vertices).
 pub(super) fn primitives_by_material(
-    g: &gltf::Gltf,
+    g: &gltf::Document,
     geometry: &Geometry,
     joint_of: impl Fn(usize) -> usize,
 ) -> Vec<SkinnedPrimitive> {

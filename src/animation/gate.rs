@@ -1,0 +1,341 @@
+//! The quality gate of a skeletal bake: the animation is checked **as
+//! played** (the traces: glTF LINEAR interpolation of the written keys, see
+//! [`crate::animation::sampling`]) against documented limits, and a bake
+//! that breaks one says so — the culprit agent, play time and metric — and
+//! makes `crowdpatch bake` exit 1, as remaining collisions do
+//! (docs/design.md "Quality gate").
+//!
+//! | metric | what | limit ([`GateLimits::default`]) |
+//! |---|---|---|
+//! | stance drift | per footstep, the largest horizontal distance of the planted foot's contact joint from where it was at the plant, until lift-off | p95 ≤ 1 cm, max ≤ 3 cm |
+//! | root deviation | horizontal distance of the hips from the baked path (the body may leave the path a little round a sharp corner rather than crouch or let a planted foot slide; the maximum is reported) | p95 ≤ 5 cm |
+//! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
+//! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
+//! | step length | landing of each step from the stance foot, along the direction halfway between the two footsteps' headings, over the leg length | ≥ −0.2 (a foot set a little behind the other while turning on the spot is no step backwards; −1 is) |
+//!
+//! Maxima are reported, not only means and percentiles, so that a single
+//! jump shows. Cost: O(samples · joints) per agent.
+
+use crate::animation::sampling::Trace;
+use crate::character::Character;
+use crate::character::library::StepLibrary;
+use crate::stats::{Quantile, quantile};
+use crowdpatch_runtime::format::{AgentAnimation, wrap_angle};
+use serde::Serialize;
+
+/// Limits of the gate (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GateLimits {
+    /// 95th percentile of the stance drift `[m]`.
+    pub stance_drift_p95: f64,
+    /// Largest stance drift `[m]`.
+    pub stance_drift_max: f64,
+    /// 95th percentile of the root deviation `[m]`.
+    pub root_deviation_p95: f64,
+    /// How far below the character's own walk the hip height over leg
+    /// length may go.
+    pub hip_height_drop: f64,
+    /// Largest joint speed `[m/s]`, scaled by `√(leg / 0.9 m)` for legs
+    /// longer than 0.9 m (dynamic similarity).
+    pub joint_speed: f64,
+    /// Shortest step over the leg length (negative: a step backwards).
+    pub step_length_min: f64,
+}
+
+impl Default for GateLimits {
+    fn default() -> Self {
+        GateLimits {
+            stance_drift_p95: 0.01,
+            stance_drift_max: 0.03,
+            root_deviation_p95: 0.05,
+            hip_height_drop: 0.2,
+            joint_speed: 30.0,
+            step_length_min: -0.2,
+        }
+    }
+}
+
+/// The worst sample of a metric: its value, agent and play time.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Worst {
+    /// The value.
+    pub value: f64,
+    /// The agent (bake order).
+    pub agent: usize,
+    /// Unwrapped time on the agent's path `[s]`.
+    pub time: f64,
+    /// What else identifies it (a joint, a foot).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub what: String,
+}
+
+/// A limit broken.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// The metric.
+    pub metric: String,
+    /// Its value.
+    pub value: f64,
+    /// The limit.
+    pub limit: f64,
+    /// The culprit agent.
+    pub agent: usize,
+    /// Its time `[s]`.
+    pub time: f64,
+    /// The sentence a report prints.
+    pub message: String,
+}
+
+/// What the gate measured and found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateReport {
+    /// The limits applied.
+    pub limits: GateLimits,
+    /// Stance drift over footsteps: 95th percentile `[m]`.
+    pub stance_drift_p95: f64,
+    /// The largest stance drift.
+    pub stance_drift_max: Worst,
+    /// Root deviation: 95th percentile `[m]`.
+    pub root_deviation_p95: f64,
+    /// The largest root deviation.
+    pub root_deviation_max: Worst,
+    /// Hip height over leg length: the character's own walk's least value.
+    pub hip_height_reference: f64,
+    /// Hip height over leg length: 5th percentile and mean over all samples.
+    pub hip_height_p5: f64,
+    /// Mean hip height over leg length.
+    pub hip_height_mean: f64,
+    /// The least hip height over leg length.
+    pub hip_height_min: Worst,
+    /// The fastest joint `[m/s]`.
+    pub joint_speed_max: Worst,
+    /// The shortest step `[m]`.
+    pub step_length_min: Worst,
+    /// Limits broken (empty: the bake passes).
+    pub violations: Vec<Violation>,
+}
+
+impl GateReport {
+    /// Whether every limit holds.
+    pub fn passed(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+fn worse(w: &mut Option<Worst>, value: f64, agent: usize, time: f64, what: impl FnOnce() -> String, higher: bool) {
+    let better = w.as_ref().is_some_and(|x| if higher { value <= x.value } else { value >= x.value });
+    if !better {
+        *w = Some(Worst { value, agent, time, what: what() });
+    }
+}
+
+/// The least hip height over leg length of the character's walks (the
+/// library's clips, the idle left out).
+pub fn walk_hip_height(character: &Character, library: &StepLibrary) -> f64 {
+    let leg = character.leg_length().max(1e-9);
+    let hips = character.hip_joints();
+    let mut least = f64::INFINITY;
+    for (k, clip) in library.clips.iter().enumerate() {
+        if Some(k) == library.idle {
+            continue;
+        }
+        for f in &clip.frames {
+            let p = character.skeleton.positions(f);
+            least = least.min((p[hips[0]].y + p[hips[1]].y) / 2.0 / leg);
+        }
+    }
+    if least.is_finite() { least } else { 0.9 }
+}
+
+/// Checks a synthesised patch: `anims` and `traces` per agent (bake order),
+/// `paths` gives each agent's path position at a time (for the root
+/// deviation), `walk_reference` the character's own walk's least hip height
+/// over leg length ([`walk_hip_height`]).
+pub fn check(
+    character: &Character,
+    anims: &[AgentAnimation],
+    traces: &[Trace],
+    paths: &dyn Fn(usize, f64) -> Option<[f64; 2]>,
+    walk_reference: f64,
+    limits: &GateLimits,
+) -> GateReport {
+    let leg = character.leg_length().max(1e-9);
+    let hips = character.hip_joints();
+    let speed_limit = limits.joint_speed * (leg / 0.9).sqrt().max(1.0);
+    let mut drifts = Vec::new();
+    let mut drift_max = None;
+    let mut deviations = Vec::new();
+    let mut dev_max = None;
+    let mut ratios = Vec::new();
+    let mut ratio_min = None;
+    let mut speed_max = None;
+    let mut step_min = None;
+    for (a, (anim, tr)) in anims.iter().zip(traces).enumerate() {
+        // Stance drift, per footstep.
+        for fs in &anim.footsteps {
+            let k = fs.foot.index();
+            let mut first: Option<[f64; 3]> = None;
+            let mut d_max = 0.0_f64;
+            let mut at = fs.t;
+            for (i, &t) in tr.times.iter().enumerate() {
+                if t < fs.t - 1e-9 || t > fs.lift + 1e-9 {
+                    continue;
+                }
+                let p = tr.feet[i][k];
+                let f0 = *first.get_or_insert(p);
+                let d = (p[0] - f0[0]).hypot(p[1] - f0[1]);
+                if d > d_max {
+                    d_max = d;
+                    at = t;
+                }
+            }
+            if first.is_some() {
+                drifts.push(d_max);
+                worse(&mut drift_max, d_max, a, at, || format!("{} foot", fs.foot.name()), true);
+            }
+        }
+        // Steps.
+        for w in anim.footsteps.windows(2) {
+            // Along the direction of travel: halfway between the two
+            // footsteps' headings (a step turning round a sharp corner lands
+            // beside the stance foot, not ahead of its old heading).
+            let h = w[0].heading + wrap_angle(w[1].heading - w[0].heading) / 2.0;
+            let d = [w[1].position[0] - w[0].position[0], w[1].position[1] - w[0].position[1]];
+            let along = d[0] * h.cos() + d[1] * h.sin();
+            worse(&mut step_min, along, a, w[1].t, || format!("{} foot lands", w[1].foot.name()), false);
+        }
+        // Root deviation, posture and joint speeds, per sample.
+        for (i, &t) in tr.times.iter().enumerate() {
+            if let Some(p) = paths(a, t) {
+                let d = (tr.root[i][0] - p[0]).hypot(tr.root[i][1] - p[1]);
+                deviations.push(d);
+                worse(&mut dev_max, d, a, t, String::new, true);
+            }
+            let j = &tr.joints[i];
+            let r = (j[hips[0]].y + j[hips[1]].y) / 2.0 / leg;
+            ratios.push(r);
+            worse(&mut ratio_min, r, a, t, String::new, false);
+            if i > 0 {
+                let dt = t - tr.times[i - 1];
+                if dt > 1e-9 {
+                    for (k, (x, y)) in tr.joints[i - 1].iter().zip(j).enumerate() {
+                        let v = (y - x).norm() / dt;
+                        worse(&mut speed_max, v, a, t, || character.skeleton.joints[k].name.clone(), true);
+                    }
+                }
+            }
+        }
+    }
+    let pct = |v: &mut Vec<f64>, q: f64| quantile(v, q, Quantile::Nearest).unwrap_or(0.0);
+    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let mut report = GateReport {
+        limits: *limits,
+        stance_drift_p95: pct(&mut drifts, 0.95),
+        stance_drift_max: drift_max.unwrap_or_default(),
+        root_deviation_p95: pct(&mut deviations, 0.95),
+        root_deviation_max: dev_max.unwrap_or_default(),
+        hip_height_reference: walk_reference,
+        hip_height_p5: pct(&mut ratios, 0.05),
+        hip_height_mean: mean(&ratios),
+        hip_height_min: ratio_min.unwrap_or(Worst { value: 1.0, ..Worst::default() }),
+        joint_speed_max: speed_max.unwrap_or_default(),
+        step_length_min: step_min.unwrap_or_default(),
+        violations: Vec::new(),
+    };
+    let r = &report;
+    let mut v = Vec::new();
+    let mut over = |metric: &str, value: f64, limit: f64, w: &Worst, what: String| {
+        v.push(Violation {
+            metric: metric.into(),
+            value,
+            limit,
+            agent: w.agent,
+            time: w.time,
+            message: format!("agent {} at t = {:.2} s: {what}", w.agent, w.time),
+        });
+    };
+    if r.stance_drift_p95 > limits.stance_drift_p95 {
+        // The culprit of a percentile is the worst footstep.
+        over(
+            "stance_drift_p95",
+            r.stance_drift_p95,
+            limits.stance_drift_p95,
+            &r.stance_drift_max,
+            format!(
+                "planted feet drift {:.1} cm at the 95th percentile (limit {:.1} cm); worst: the {} {:.1} cm",
+                100.0 * r.stance_drift_p95,
+                100.0 * limits.stance_drift_p95,
+                r.stance_drift_max.what,
+                100.0 * r.stance_drift_max.value
+            ),
+        );
+    }
+    if r.stance_drift_max.value > limits.stance_drift_max {
+        over(
+            "stance_drift_max",
+            r.stance_drift_max.value,
+            limits.stance_drift_max,
+            &r.stance_drift_max,
+            format!(
+                "the planted {} drifts {:.1} cm (limit {:.1} cm)",
+                r.stance_drift_max.what,
+                100.0 * r.stance_drift_max.value,
+                100.0 * limits.stance_drift_max
+            ),
+        );
+    }
+    if r.root_deviation_p95 > limits.root_deviation_p95 {
+        over(
+            "root_deviation_p95",
+            r.root_deviation_p95,
+            limits.root_deviation_p95,
+            &r.root_deviation_max,
+            format!(
+                "the hips stray {:.1} cm from the path at the 95th percentile (limit {:.1} cm)",
+                100.0 * r.root_deviation_p95,
+                100.0 * limits.root_deviation_p95
+            ),
+        );
+    }
+    let floor = walk_reference - limits.hip_height_drop;
+    if r.hip_height_min.value < floor {
+        over(
+            "hip_height_min",
+            r.hip_height_min.value,
+            floor,
+            &r.hip_height_min,
+            format!(
+                "the hips sink to {:.2} of the leg length (its walk keeps ≥ {:.2}; limit {:.2}): a crouch",
+                r.hip_height_min.value, walk_reference, floor
+            ),
+        );
+    }
+    if r.joint_speed_max.value > speed_limit {
+        over(
+            "joint_speed_max",
+            r.joint_speed_max.value,
+            speed_limit,
+            &r.joint_speed_max,
+            format!(
+                "joint {} moves at {:.1} m/s (limit {:.1} m/s): a jump",
+                r.joint_speed_max.what, r.joint_speed_max.value, speed_limit
+            ),
+        );
+    }
+    if r.step_length_min.value < limits.step_length_min * leg {
+        over(
+            "step_length_min",
+            r.step_length_min.value,
+            limits.step_length_min * leg,
+            &r.step_length_min,
+            format!(
+                "the {} {:.2} m behind the other foot (limit {:.2} m): a step backwards",
+                r.step_length_min.what,
+                -r.step_length_min.value,
+                -limits.step_length_min * leg
+            ),
+        );
+    }
+    report.violations = v;
+    report
+}

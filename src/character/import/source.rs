@@ -1,0 +1,243 @@
+//! Reading a glTF 2.0 file as it comes: a binary `.glb`, or a `.gltf` whose
+//! buffers are embedded as base64 `data:` URIs or sit beside it as files.
+//! Extensions that change how geometry is stored (Draco, meshopt,
+//! quantization) are refused by name before anything else; extensions that
+//! only change how things look are ignored. Every accessor the importer may
+//! read is checked against its buffer first, so a truncated or hostile file
+//! is refused, never read out of bounds.
+
+use base64::Engine as _;
+use std::path::Path;
+
+/// Largest file or buffer read `[bytes]` (1 GiB).
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// Extensions that store geometry in a form this importer does not decode,
+/// with what they are.
+const GEOMETRY_EXTENSIONS: [(&str, &str); 4] = [
+    ("KHR_draco_mesh_compression", "Draco mesh compression"),
+    ("EXT_meshopt_compression", "meshopt compression"),
+    ("KHR_mesh_quantization", "mesh quantization"),
+    ("EXT_mesh_gpu_instancing", "GPU instancing"),
+];
+
+/// A glTF file read into memory: the document, its buffers' bytes (by
+/// buffer index) and its JSON (for extensions the `gltf` crate does not
+/// model, such as VRM's).
+pub struct Source {
+    /// The validated document.
+    pub document: gltf::Document,
+    /// Bytes of each buffer, by index.
+    pub buffers: Vec<Vec<u8>>,
+    /// The document's JSON.
+    pub json: serde_json::Value,
+}
+
+impl Source {
+    /// Reads glTF `bytes` (GLB or JSON); `dir` is where relative buffer URIs
+    /// are looked up (`None`: they are refused).
+    ///
+    /// # Errors
+    /// A sentence naming what is wrong: not glTF, a geometry extension, a
+    /// buffer that cannot be read or is shorter than it says, an accessor
+    /// out of its buffer.
+    pub fn from_bytes(bytes: &[u8], dir: Option<&Path>) -> Result<Source, String> {
+        if bytes.len() > MAX_BYTES {
+            return Err(format!("the file is {} bytes, more than the {MAX_BYTES} read", bytes.len()));
+        }
+        let (json_bytes, bin) = if bytes.starts_with(b"glTF") {
+            let glb = gltf::binary::Glb::from_slice(bytes).map_err(|e| format!("not a valid GLB: {e}"))?;
+            (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
+        } else {
+            (bytes.to_vec(), None)
+        };
+        let mut json: serde_json::Value = serde_json::from_slice(&json_bytes)
+            .map_err(|e| format!("not a glTF file (its JSON does not parse: {e})"))?;
+        refuse_geometry_extensions(&json)?;
+        // Extensions required for looks only (materials, textures): the
+        // importer reads none of them, so they need not be understood.
+        if let Some(req) = json.get_mut("extensionsRequired").and_then(|r| r.as_array_mut()) {
+            req.clear();
+        }
+        let root: gltf::json::Root =
+            serde_json::from_value(json.clone()).map_err(|e| format!("not a valid glTF document: {e}"))?;
+        let document = gltf::Document::from_json(root).map_err(|e| format!("not a valid glTF document: {e}"))?;
+        let mut buffers = Vec::new();
+        for b in document.buffers() {
+            let data = match b.source() {
+                gltf::buffer::Source::Bin => bin
+                    .clone()
+                    .ok_or_else(|| format!("buffer {} is the GLB binary chunk, which is missing", b.index()))?,
+                gltf::buffer::Source::Uri(uri) => {
+                    read_uri(uri, dir).map_err(|e| format!("buffer {}: {e}", b.index()))?
+                }
+            };
+            if data.len() < b.length() {
+                return Err(format!(
+                    "buffer {} holds {} bytes but says it has {} (a truncated file?)",
+                    b.index(),
+                    data.len(),
+                    b.length()
+                ));
+            }
+            buffers.push(data);
+        }
+        check_accessors(&document, &buffers)?;
+        Ok(Source { document, buffers, json })
+    }
+
+    /// Reads a glTF file (`.glb` or `.gltf`).
+    ///
+    /// # Errors
+    /// As [`Source::from_bytes`], and an unreadable file.
+    pub fn read(path: &Path) -> Result<Source, String> {
+        let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+        if meta.len() > MAX_BYTES as u64 {
+            return Err(format!("the file is {} bytes, more than the {MAX_BYTES} read", meta.len()));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        Source::from_bytes(&bytes, path.parent())
+    }
+
+    /// The buffer lookup the `gltf` readers take.
+    pub fn get<'s>(&'s self) -> impl Fn(gltf::Buffer<'_>) -> Option<&'s [u8]> + Clone {
+        move |b: gltf::Buffer<'_>| self.buffers.get(b.index()).map(Vec::as_slice)
+    }
+}
+
+/// Refuses a file that uses an extension storing geometry differently.
+fn refuse_geometry_extensions(json: &serde_json::Value) -> Result<(), String> {
+    let listed = |key: &str| -> Vec<String> {
+        json.get(key)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    };
+    let used: Vec<String> = listed("extensionsRequired").into_iter().chain(listed("extensionsUsed")).collect();
+    for (ext, what) in GEOMETRY_EXTENSIONS {
+        if used.iter().any(|u| u == ext) {
+            return Err(format!(
+                "uses {ext} ({what}), which crowdpatch does not read; export the character without it (e.g. \
+                 `gltf-transform copy IN OUT` after `gltf-transform dedup`, or untick compression in the exporter)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of a buffer URI: a base64 `data:` URI, or a file relative to
+/// `dir`.
+fn read_uri(uri: &str, dir: Option<&Path>) -> Result<Vec<u8>, String> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let (header, data) = rest.split_once(',').ok_or("a data: URI without a comma")?;
+        if !header.ends_with(";base64") {
+            return Err("a data: URI that is not base64".into());
+        }
+        if data.len() / 4 * 3 > MAX_BYTES {
+            return Err("a data: URI larger than 1 GiB".into());
+        }
+        return base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| format!("bad base64 data: {e}"));
+    }
+    if uri.contains("://") {
+        return Err(format!("{uri}: only embedded data and files beside the glTF are read"));
+    }
+    let dir = dir.ok_or_else(|| format!("{uri}: an external file, and no directory to find it in"))?;
+    let path = dir.join(percent_decode(uri));
+    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.len() > MAX_BYTES as u64 {
+        return Err(format!("{}: larger than 1 GiB", path.display()));
+    }
+    std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `%20` and friends of a relative URI.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16)
+        {
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Every accessor with a buffer view lies inside its view and buffer, has
+/// at least one element, and is not sparse (the importer does not read
+/// sparse data): checked once so that no read can fail half-way.
+fn check_accessors(document: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(), String> {
+    for v in document.views() {
+        let len = buffers.get(v.buffer().index()).map_or(0, Vec::len);
+        if v.offset().checked_add(v.length()).is_none_or(|end| end > len) {
+            return Err(format!("buffer view {} runs past the end of its buffer", v.index()));
+        }
+    }
+    for a in document.accessors() {
+        if a.count() == 0 {
+            return Err(format!("accessor {} has no elements", a.index()));
+        }
+        let Some(view) = a.view() else { continue };
+        let elem = a.size();
+        let stride = view.stride().unwrap_or(elem);
+        let end = (a.count() - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(a.offset()))
+            .and_then(|x| x.checked_add(elem));
+        if end.is_none_or(|e| e > view.length()) {
+            return Err(format!("accessor {} runs past the end of its buffer view", a.index()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_extensions_are_refused_by_name() {
+        let json = br#"{"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_draco_mesh_compression"],
+                       "extensionsRequired": ["KHR_draco_mesh_compression"]}"#;
+        let e = Source::from_bytes(json, None).err().unwrap();
+        assert!(e.starts_with("uses KHR_draco_mesh_compression (Draco mesh compression)"), "{e}");
+        let json = br#"{"asset": {"version": "2.0"}, "extensionsUsed": ["EXT_meshopt_compression"]}"#;
+        assert!(Source::from_bytes(json, None).err().unwrap().starts_with("uses EXT_meshopt_compression"));
+    }
+
+    #[test]
+    fn embedded_buffers_are_decoded_and_checked() {
+        let data = base64::engine::general_purpose::STANDARD.encode([0u8; 12]);
+        let json = format!(
+            r#"{{"asset": {{"version": "2.0"}}, "buffers": [{{"byteLength": 12, "uri": "data:application/octet-stream;base64,{data}"}}],
+               "bufferViews": [{{"buffer": 0, "byteLength": 12}}],
+               "accessors": [{{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3"}}]}}"#
+        );
+        let s = Source::from_bytes(json.as_bytes(), None).unwrap();
+        assert_eq!(s.buffers[0].len(), 12);
+        // A view longer than the buffer is refused.
+        let bad = json.replace(
+            r#""bufferViews": [{"buffer": 0, "byteLength": 12}]"#,
+            r#""bufferViews": [{"buffer": 0, "byteLength": 16}]"#,
+        );
+        let e = Source::from_bytes(bad.as_bytes(), None).err().unwrap();
+        assert!(e.contains("buffer view 0"), "{e}");
+        // An accessor longer than its view too.
+        let bad = json.replace(r#""count": 1"#, r#""count": 2"#);
+        assert!(Source::from_bytes(bad.as_bytes(), None).err().unwrap().contains("accessor 0"));
+        assert!(Source::from_bytes(b"not json", None).err().unwrap().starts_with("not a glTF file"));
+    }
+
+    #[test]
+    fn percent_decoding_of_relative_uris() {
+        assert_eq!(percent_decode("my%20model.bin"), "my model.bin");
+        assert_eq!(percent_decode("a%2"), "a%2");
+    }
+}
