@@ -4,6 +4,7 @@
 //! of imported rigs whose foot joint hangs outside the leg chain bent onto
 //! the foot. Every function is O(joints) (one pass of global transforms).
 
+use super::fk::{self, global_of};
 use crate::character::{Character, Pose, Quat, Skeleton, V3, position_of, rotation_of};
 use crowdpatch_runtime::format::Foot;
 
@@ -24,9 +25,10 @@ pub fn two_bone_ik(
     target: V3,
     hinge: Option<V3>,
 ) {
-    let g = sk.globals(pose);
-    let pos = |k: usize| position_of(&g[k]);
-    let (h, k, a) = (pos(upper), pos(lower), pos(end));
+    // Only the chain's joints are needed (the same bits as `sk.globals`).
+    let (g_upper, g_lower, g_end) =
+        (global_of(sk, pose, upper), global_of(sk, pose, lower), global_of(sk, pose, end));
+    let (h, k, a) = (position_of(&g_upper), position_of(&g_lower), position_of(&g_end));
     let (l1, l2) = ((k - h).norm(), (a - k).norm());
     if l1 < 1e-9 || l2 < 1e-9 {
         return;
@@ -35,9 +37,10 @@ pub fn two_bone_ik(
     // Current and wanted knee angles (interior angle at the knee).
     let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
+    let upper_rotation = rotation_of(&g_upper);
     let bend = if let Some(hinge) = hinge {
         // Signed bend (exterior angle) about the hinge, now and wanted.
-        let axis = nalgebra::Unit::new_normalize(rotation_of(&g[upper]) * hinge);
+        let axis = nalgebra::Unit::new_normalize(upper_rotation * hinge);
         let (u, v) = ((k - h).normalize(), (a - k).normalize());
         let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
         Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
@@ -45,21 +48,21 @@ pub fn two_bone_ik(
         let mut axis = (k - h).cross(&(a - k));
         if axis.norm() < 1e-9 {
             // Straight chain: bend about the upper joint's local X.
-            axis = rotation_of(&g[upper]) * V3::x();
+            axis = upper_rotation * V3::x();
         }
         let axis = nalgebra::Unit::new_normalize(axis);
         // Opening the knee angle from `cur` to `want`: rotate the lower bone.
         Quat::from_axis_angle(&axis, cur - want)
     };
-    let parent_lower = rotation_of(&g[upper]);
-    let lower_global = bend * rotation_of(&g[lower]);
+    let parent_lower = upper_rotation;
+    let lower_global = bend * rotation_of(&g_lower);
     pose[lower].rotation = parent_lower.inverse() * lower_global;
-    // Then swing the whole chain at the upper joint onto the target.
-    let g2 = sk.globals(pose);
-    let a2 = position_of(&g2[end]);
+    // Then swing the whole chain at the upper joint onto the target. The
+    // upper joint and its ancestors did not change.
+    let a2 = fk::position(sk, pose, end);
     let swing = Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(Quat::identity);
-    let upper_global = swing * rotation_of(&g2[upper]);
-    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g2[p]));
+    let upper_global = swing * upper_rotation;
+    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&global_of(sk, pose, p)));
     pose[upper].rotation = parent.inverse() * upper_global;
 }
 
@@ -73,25 +76,26 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
     }
     let sk = &character.skeleton;
     let ankle = character.foot(foot).ankle;
-    let g = sk.globals(pose);
     let chain = sk.joints[ankle].parent.and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)));
     let sided = |j: usize| character.mirror[j] != j;
     match chain {
         Some((thigh, shin)) if sided(thigh) && sided(shin) => {
-            let pos = |j: usize| position_of(&g[j]);
+            // The leg's joints only (the same bits as `sk.globals`).
+            let pos = |j: usize| fk::position(sk, pose, j);
             let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
             let contact = character.foot(foot).contact;
-            let ankle_at = pos(ankle) + delta;
+            let g_ankle = global_of(sk, pose, ankle);
+            let ankle_at = position_of(&g_ankle) + delta;
             let contact_at = pos(contact) + delta;
             let hip = pos(thigh);
             let roll = heel_roll(ankle_at, contact_at, hip, reach);
-            let foot_global = roll * rotation_of(&g[ankle]);
+            let foot_global = roll * rotation_of(&g_ankle);
             two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
-            let g2 = sk.globals(pose);
-            pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
+            pose[ankle].rotation = rotation_of(&global_of(sk, pose, shin)).inverse() * foot_global;
         }
         _ => {
-            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| g[p]);
+            let parent =
+                sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| global_of(sk, pose, p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {
                 pose[ankle].translation += inv * delta;

@@ -28,9 +28,11 @@
 //! |---|---|
 //! | per-step synthesis (blend, transitions, placement, IK), standing agents | [`step`] |
 //! | leg IK: two-bone IK, heel roll, reach fix, detached legs | [`ik`] |
+//! | forward kinematics of single joints | [`fk`] |
 //! | key times, key refinement, local tracks, the trace as played | [`sampling`] |
 //! | quality figures | [`metrics`] |
 
+pub mod fk;
 pub mod ik;
 pub mod metrics;
 pub mod sampling;

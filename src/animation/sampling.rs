@@ -4,6 +4,7 @@
 //! the instance node, and the trace of the animation *as played* that the
 //! metrics measure.
 
+use super::fk;
 use crate::character::{Character, Pose, Quat, V3, yaw};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep};
 use std::f64::consts::FRAC_PI_2;
@@ -49,6 +50,7 @@ impl Posed {
     }
 
     /// World positions (glTF frame) of every joint.
+    #[cfg(test)]
     pub(super) fn world_positions(&self, character: &Character) -> Vec<V3> {
         character.skeleton.positions(&self.pose).iter().map(|&x| self.world(x)).collect()
     }
@@ -96,11 +98,12 @@ pub(super) fn refine_keys(
             let tm = 0.5 * (a.0 + b.0);
             let feet = planted(tm);
             let mid = (depth < MAX_REFINE && !feet.is_empty()).then(|| eval(tm)).filter(|m| {
-                let truth = m.world_positions(character);
-                let played = played_world(character, agent, &la, &lb, 0.5, tm);
+                // Only the planted contacts are compared: their chains alone
+                // are evaluated (the same bits as the whole skeleton's).
                 let d = feet.iter().map(|&ft| {
                     let c = character.foot(ft).contact;
-                    let (p, q) = (played[c], truth[c]);
+                    let q = m.world(fk::position(&character.skeleton, &m.pose, c));
+                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, c);
                     (p.x - q.x).hypot(p.z - q.z)
                 });
                 d.fold(0.0, f64::max) > KEY_SPEED_BOUND * (b.0 - a.0) / 2.0
@@ -168,6 +171,33 @@ fn played_world(
     let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
     let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
     sk.positions(&pose).iter().map(|&x| placed.world(x)).collect()
+}
+
+/// World position (glTF frame) of joint `j` as [`played_world`] gives it,
+/// from its chain alone: O(depth of `j`) rather than O(joints).
+fn played_joint(
+    character: &Character,
+    agent: &BakedAgent,
+    a: &[(V3, Quat)],
+    b: &[(V3, Quat)],
+    s: f64,
+    t: f64,
+    j: usize,
+) -> V3 {
+    let sk = &character.skeleton;
+    let mut pose = sk.rest_pose();
+    let mut k = Some(j);
+    while let Some(i) = k {
+        let ((ta, qa), (tb, qb)) = (&a[i], &b[i]);
+        pose[i].translation = ta.lerp(tb, s);
+        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+        pose[i].rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
+        k = sk.joints[i].parent;
+    }
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
+    placed.world(fk::position(sk, &pose, j))
 }
 
 /// Sample times `i · interval` from the last one at or before the path's
