@@ -159,6 +159,18 @@ impl StepLibrary {
         let f = stance.index();
         let mut best: Option<(f64, Weights)> = None;
         for tri in &self.triangles[f] {
+            // A triangle whose bounding box lies farther than the best
+            // distance so far cannot be nearer (1e-9 m of slack for
+            // rounding): skipped without changing the result.
+            if let Some((d, _)) = &best {
+                let (a, b, c) = (self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2]));
+                let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+                let gx = gap(target[0], a[0].min(b[0]).min(c[0]), a[0].max(b[0]).max(c[0]));
+                let gy = gap(target[1], a[1].min(b[1]).min(c[1]), a[1].max(b[1]).max(c[1]));
+                if gx.max(gy) > d + 1e-9 {
+                    continue;
+                }
+            }
             let (w, d) =
                 closest_in_triangle([self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])], target);
             if best.as_ref().is_none_or(|b| d < b.0 - 1e-12) {
