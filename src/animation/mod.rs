@@ -78,13 +78,20 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
     let per_period = (period * skeletal.frame_rate).round().max(2.0);
     let interval = period / per_period;
     let t = std::time::Instant::now();
+    // Each agent is planned and synthesised on its own (in parallel with the
+    // `parallel` feature); results are gathered in agent order, so the
+    // output does not depend on the number of threads.
+    let indices: Vec<usize> = (0..agents.len()).collect();
+    let planned = map_agents(&indices, |&i| {
+        let (a, b) = (&agents[i], &baked[i]);
+        let ends = path_ends(a);
+        (plan_agent(gait, character, b, ends, period, &skeletal.params), ends)
+    });
     let mut plans = Vec::with_capacity(agents.len());
     let mut ends_of = Vec::with_capacity(agents.len());
     let mut gaits = Vec::new();
     let mut notes = Vec::new();
-    for (i, (a, b)) in agents.iter().zip(baked).enumerate() {
-        let ends = path_ends(a);
-        let plan = plan_agent(gait, character, b, ends, period, &skeletal.params);
+    for (i, ((a, b), (plan, ends))) in agents.iter().zip(baked).zip(planned).enumerate() {
         if let Some(p) = &plan
             && p.relaxed
         {
@@ -101,10 +108,9 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
     }
     let planning_ms = t.elapsed().as_secs_f64() * 1000.0;
     let t = std::time::Instant::now();
-    let mut out = Vec::with_capacity(agents.len());
-    let mut traces = Vec::with_capacity(agents.len());
-    for ((b, plan), ends) in baked.iter().zip(&plans).zip(&ends_of) {
-        let (anim, trace) = match (plan, ends) {
+    let synthesised = map_agents(&indices, |&i| {
+        let (b, plan, ends) = (&baked[i], &plans[i], &ends_of[i]);
+        match (plan, ends) {
             (Some(plan), PathEnds::Exogenous { entry, exit }) => {
                 let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
                 let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
@@ -120,10 +126,9 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
                 step::synthesize_walker(skeletal, b, plan, (&s, &e), interval)
             }
             _ => step::synthesize_standing(character, gait, b, period, interval),
-        };
-        out.push(anim);
-        traces.push(trace);
-    }
+        }
+    });
+    let (out, traces): (Vec<_>, Vec<_>) = synthesised.into_iter().unzip();
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
     let metrics = metrics::metrics(character, baked, &out, &traces, period);
     SkeletalOutcome {
@@ -135,6 +140,20 @@ pub fn animate(patch: &Patch, agents: &[Agent], baked: &[BakedAgent], skeletal: 
         planning_ms,
         synthesis_ms,
         notes,
+    }
+}
+
+/// `f` over `items`, in order: in parallel on the current rayon pool with
+/// the `parallel` feature, one after the other without.
+fn map_agents<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
     }
 }
 

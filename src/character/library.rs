@@ -157,31 +157,48 @@ impl StepLibrary {
     /// the two nearest, or the nearest step.
     pub fn weights(&self, stance: Foot, target: [f64; 2]) -> Weights {
         let f = stance.index();
-        let mut best: Option<(f64, Weights)> = None;
-        for tri in &self.triangles[f] {
-            // A triangle whose bounding box lies farther than the best
-            // distance so far cannot be nearer (1e-9 m of slack for
-            // rounding): skipped without changing the result.
-            if let Some((d, _)) = &best {
-                let (a, b, c) = (self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2]));
-                let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
-                let gx = gap(target[0], a[0].min(b[0]).min(c[0]), a[0].max(b[0]).max(c[0]));
-                let gy = gap(target[1], a[1].min(b[1]).min(c[1]), a[1].max(b[1]).max(c[1]));
-                if gx.max(gy) > d + 1e-9 {
-                    continue;
-                }
+        let tris = &self.triangles[f];
+        let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
+        // Distance of `target` from a triangle's bounding box (a lower bound
+        // of its distance from the triangle).
+        let box_gap = |t: &[[f64; 2]; 3]| {
+            let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
+            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            gx.max(gy)
+        };
+        let pick = |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
+        // Fast path: the first triangle whose box comes within 1e-9 m of the
+        // target, when it holds the target (the scan below picks it too:
+        // every earlier one is farther than its 1e-12 m tolerance).
+        if let Some(tri) = tris.iter().find(|tri| box_gap(&corners(tri)) <= 1e-9) {
+            let (w, d) = closest_in_triangle(corners(tri), target);
+            if d == 0.0 {
+                return pick(tri, w);
             }
-            let (w, d) =
-                closest_in_triangle([self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])], target);
-            if best.as_ref().is_none_or(|b| d < b.0 - 1e-12) {
-                best = Some((d, tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect()));
+        }
+        // The scan: the nearest triangle, the first of those within 1e-12 m
+        // of each other. A triangle whose bounding box lies farther than the
+        // best distance so far cannot be nearer (1e-9 m of slack for
+        // rounding): skipped without changing the result.
+        let mut best: Option<(f64, usize, [f64; 3])> = None;
+        for (i, tri) in tris.iter().enumerate() {
+            let t = corners(tri);
+            if let Some((d, _, _)) = best
+                && box_gap(&t) > d + 1e-9
+            {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
+            if best.is_none_or(|b| d < b.0 - 1e-12) {
+                best = Some((d, i, w));
                 if d == 0.0 {
                     break;
                 }
             }
         }
-        if let Some((_, w)) = best {
-            return w;
+        if let Some((_, i, w)) = best {
+            return pick(&tris[i], w);
         }
         // Degenerate: segments between any two steps.
         let ids = &self.by_foot[f];
