@@ -4,7 +4,7 @@
 //! of imported rigs whose foot joint hangs outside the leg chain bent onto
 //! the foot. Every function is O(joints) (one pass of global transforms).
 
-use super::fk::{self, global_of};
+use super::fk::{self, Chain, global_of};
 use crate::character::{Character, Pose, Quat, Skeleton, V3, position_of, rotation_of};
 use crowdpatch_runtime::format::Foot;
 
@@ -26,8 +26,9 @@ pub fn two_bone_ik(
     hinge: Option<V3>,
 ) {
     // Only the chain's joints are needed (the same bits as `sk.globals`).
+    let chain = Chain::new(sk, pose, end);
     let (g_upper, g_lower, g_end) =
-        (global_of(sk, pose, upper), global_of(sk, pose, lower), global_of(sk, pose, end));
+        (chain.global(sk, pose, upper), chain.global(sk, pose, lower), chain.global(sk, pose, end));
     let (h, k, a) = (position_of(&g_upper), position_of(&g_lower), position_of(&g_end));
     let (l1, l2) = ((k - h).norm(), (a - k).norm());
     if l1 < 1e-9 || l2 < 1e-9 {
@@ -62,7 +63,8 @@ pub fn two_bone_ik(
     let a2 = fk::position(sk, pose, end);
     let swing = Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(Quat::identity);
     let upper_global = swing * upper_rotation;
-    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&global_of(sk, pose, p)));
+    // The upper joint's parent is unchanged: its chain matrix holds.
+    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&chain.global(sk, pose, p)));
     pose[upper].rotation = parent.inverse() * upper_global;
 }
 
@@ -81,10 +83,11 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
     match chain {
         Some((thigh, shin)) if sided(thigh) && sided(shin) => {
             // The leg's joints only (the same bits as `sk.globals`).
-            let pos = |j: usize| fk::position(sk, pose, j);
-            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
             let contact = character.foot(foot).contact;
-            let g_ankle = global_of(sk, pose, ankle);
+            let chain = Chain::new(sk, pose, contact);
+            let pos = |j: usize| chain.position(sk, pose, j);
+            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let g_ankle = chain.global(sk, pose, ankle);
             let ankle_at = position_of(&g_ankle) + delta;
             let contact_at = pos(contact) + delta;
             let hip = pos(thigh);
@@ -139,13 +142,14 @@ pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
 /// them (BPK §5: the root moves with the stance foot).
 pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
     let sk = &character.skeleton;
-    let g = sk.globals(pose);
-    let pos = |j: usize| position_of(&g[j]);
     // Per foot: hip, reach and the (rolled) ankle target.
     let legs: Vec<(V3, f64, V3, f64)> = feet
         .iter()
         .filter_map(|&(foot, delta, weight)| {
             let ankle = character.foot(foot).ankle;
+            // The foot's chain (the same bits as `sk.globals`).
+            let chain = Chain::new(sk, pose, character.foot(foot).contact);
+            let pos = |j: usize| chain.position(sk, pose, j);
             // A leg that follow_foot bends onto a detached foot joint: its
             // reach is the rest distance from the knee to the foot joint.
             if let Some((upper, lower)) = detached_leg(character, foot) {

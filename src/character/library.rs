@@ -168,13 +168,21 @@ impl StepLibrary {
             gx.max(gy)
         };
         let pick = |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
-        // Fast path: the first triangle whose box comes within 1e-9 m of the
-        // target, when it holds the target (the scan below picks it too:
-        // every earlier one is farther than its 1e-12 m tolerance).
-        if let Some(tri) = tris.iter().find(|tri| box_gap(&corners(tri)) <= 1e-9) {
-            let (w, d) = closest_in_triangle(corners(tri), target);
+        // Fast path: the first triangle holding the target, when every
+        // triangle before it is farther than 1e-12 m (the scan below picks
+        // it then too). A triangle whose box lies more than 1e-9 m away is
+        // farther than that without computing its distance.
+        for tri in tris {
+            let t = corners(tri);
+            if box_gap(&t) > 1e-9 {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
             if d == 0.0 {
                 return pick(tri, w);
+            }
+            if d <= 1e-12 {
+                break;
             }
         }
         // The scan: the nearest triangle, the first of those within 1e-12 m
