@@ -20,6 +20,26 @@ pub enum AnimationArg {
     None,
 }
 
+/// `--compress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompressArg {
+    /// Plain buffers (quantised, reduced keys).
+    None,
+    /// EXT_meshopt_compression.
+    Meshopt,
+}
+
+impl CompressArg {
+    /// The exporter options it stands for.
+    pub fn glb_options(self) -> crowdpatch_gltf::GlbOptions {
+        let compression = match self {
+            CompressArg::None => crowdpatch_gltf::Compression::None,
+            CompressArg::Meshopt => crowdpatch_gltf::Compression::Meshopt,
+        };
+        crowdpatch_gltf::GlbOptions { compression, ..crowdpatch_gltf::GlbOptions::default() }
+    }
+}
+
 /// Arguments of `crowdpatch bake`.
 #[derive(Debug, Args)]
 #[command(
@@ -78,6 +98,14 @@ pub struct BakeArgs {
     /// number of samples fills the period).
     #[arg(long, value_name = "HZ", default_value_t = 30.0)]
     frame_rate: f64,
+
+    /// How the GLB's binary data is stored: `none` (joint keys reduced within
+    /// 0.5 mm and 0.5°, rotations as normalised 16-bit integers; every glTF
+    /// player), or `meshopt` (the same, compressed with
+    /// EXT_meshopt_compression, for players with a meshopt decoder: three.js,
+    /// Babylon.js, Unity glTFast).
+    #[arg(long, value_enum, default_value = "none")]
+    compress: CompressArg,
 
     /// Patches baked at once (default: one per core).
     #[arg(short, long, value_name = "N")]
@@ -139,14 +167,16 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     };
     let options = crowdpatch::BakeOptions { skeletal };
     let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
+    let glb_options = args.compress.glb_options();
 
     // 2. Bake in parallel with a progress bar.
     let bar = work::progress_bar(jobs.len(), "patches", args.quiet);
     let workers = work::Workers::new(args.jobs)?;
-    let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, &bar) {
-        Ok((converged, summary)) => Outcome::Baked { converged, summary },
-        Err(e) => Outcome::Failed(e),
-    });
+    let outcomes: Vec<Outcome> =
+        workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, &glb_options, &bar) {
+            Ok((converged, summary)) => Outcome::Baked { converged, summary },
+            Err(e) => Outcome::Failed(e),
+        });
     bar.finish_and_clear();
 
     // 3. Summary and exit code.
@@ -246,13 +276,14 @@ fn bake_one(
     job: &Job,
     overrides: &BakeOverrides,
     options: &crowdpatch::BakeOptions,
+    glb_options: &crowdpatch_gltf::GlbOptions,
     bar: &ProgressBar,
 ) -> anyhow::Result<(bool, String)> {
     let patch = overrides.apply(&job.patch);
     let mut observer = BarObserver { bar, name: job.patch.header.name.clone() };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
-    let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
+    let glb = crowdpatch_gltf::write_glb(&baked, glb_options)
         .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
     crowdpatch::io::write_atomic(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
     if let Some(path) = &job.report {

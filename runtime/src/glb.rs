@@ -275,7 +275,10 @@ fn meshopt_view(ext: &serde_json::Value, bin: Option<&[u8]>, path: &str, budget:
     let bin = bin.ok_or_else(|| LoadError::gltf(path, "the GLB has no binary chunk"))?;
     let end = v.byte_offset.checked_add(v.byte_length);
     if end.is_none_or(|e| e > bin.len() as u64) {
-        return Err(LoadError::gltf(path, format!("bytes {}..+{} lie outside the binary chunk", v.byte_offset, v.byte_length)));
+        return Err(LoadError::gltf(
+            path,
+            format!("bytes {}..+{} lie outside the binary chunk", v.byte_offset, v.byte_length),
+        ));
     }
     if v.mode != "ATTRIBUTES" {
         return Err(LoadError::gltf(path, format!("mode {} is not read (only ATTRIBUTES)", v.mode)));
@@ -296,7 +299,13 @@ fn meshopt_view(ext: &serde_json::Value, bin: Option<&[u8]>, path: &str, budget:
 }
 
 #[cfg(feature = "meshopt")]
-fn decode_attributes(encoded: &[u8], count: usize, stride: usize, quaternion: bool, size: usize) -> Result<Vec<u8>, String> {
+fn decode_attributes(
+    encoded: &[u8],
+    count: usize,
+    stride: usize,
+    quaternion: bool,
+    size: usize,
+) -> Result<Vec<u8>, String> {
     let err = |e: meshopt::Error| format!("does not decode: {e:?}");
     let mut out: Vec<u8> = match stride {
         4 => meshopt::decode_vertex_buffer::<[u8; 4]>(encoded, count).map_err(err)?.concat(),
@@ -415,7 +424,10 @@ pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Re
         };
     let stride = view.byte_stride.unwrap_or(element);
     if stride < element || stride > 252 || stride % size as u64 != 0 {
-        return Err(LoadError::gltf(&view_path, format!("byteStride {stride} is invalid for {ty} of {size}-byte components")));
+        return Err(LoadError::gltf(
+            &view_path,
+            format!("byteStride {stride} is invalid for {ty} of {size}-byte components"),
+        ));
     }
     let view_end = view_offset.checked_add(view_length);
     if view_end.is_none_or(|e| e > bytes.len() as u64) {
@@ -431,10 +443,7 @@ pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Re
     if needed.is_none_or(|n| n > view_length) {
         return Err(LoadError::gltf(
             &path,
-            format!(
-                "{} elements at offset {} do not fit in {view_path} ({view_length} bytes)",
-                a.count, a.byte_offset
-            ),
+            format!("{} elements at offset {} do not fit in {view_path} ({view_length} bytes)", a.count, a.byte_offset),
         ));
     }
     // In bounds of the data, so every conversion below fits in usize.

@@ -97,8 +97,7 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
             pose[ankle].rotation = rotation_of(&global_of(sk, pose, shin)).inverse() * foot_global;
         }
         _ => {
-            let parent =
-                sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| global_of(sk, pose, p));
+            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| global_of(sk, pose, p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {
                 pose[ankle].translation += inv * delta;

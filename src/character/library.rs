@@ -167,7 +167,8 @@ impl StepLibrary {
             let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
             gx.max(gy)
         };
-        let pick = |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
+        let pick =
+            |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
         // Fast path: the first triangle holding the target, when every
         // triangle before it is farther than 1e-12 m (the scan below picks
         // it then too). A triangle whose box lies more than 1e-9 m away is

@@ -188,9 +188,8 @@ pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
             r.set_column(c, &(r.column(c) / n));
         }
     }
-    let closed = Quat::new_normalize(
-        Quat::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r)).into_inner(),
-    );
+    let closed =
+        Quat::new_normalize(Quat::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r)).into_inner());
     let off = (r.transpose() * r - Matrix3::identity()).amax();
     if off <= 1e-9 && r.determinant() > 0.0 { closed } else { Quat::from_matrix_eps(&r, f64::EPSILON, 0, closed) }
 }

@@ -90,11 +90,13 @@ mod builder;
 mod check;
 mod error;
 mod geometry;
+mod keys;
+mod meshopt;
 mod options;
 mod skeletal;
 
 pub use error::ExportError;
-pub use options::{GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+pub use options::{Compression, GlbOptions, KeyTolerance, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
 
 use crowdpatch_runtime::FORMAT_VERSION;
 #[cfg(doc)]
@@ -148,12 +150,15 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         skeletal::check(patch, sk)?;
     }
 
-    let mut b = Builder::new();
+    if options.compression == Compression::Meshopt && !cfg!(feature = "meshopt") {
+        return Err(ExportError::CompressionUnavailable { compression: "meshopt", feature: "meshopt" });
+    }
+    let mut b = Builder::new(options.compression);
     let mut animation = AnimationBuilder::default();
     let mut roots = Vec::new();
 
     let agents = match &patch.skeletal {
-        Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, &mut roots),
+        Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, options, &mut roots),
         None => agent_nodes(&mut b, &mut animation, patch, options, &mut roots),
     };
     obstacle_nodes(&mut b, patch, options, &mut roots)?;

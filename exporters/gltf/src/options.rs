@@ -27,6 +27,46 @@ pub struct GlbOptions {
     /// Sides of the cylinder of a circular obstacle.
     /// `[Limit: 24 ≤ n ≤ 4096]` Default 32.
     pub circle_segments: u32,
+    /// Error bound of the skeletal joint tracks ([`crate::keys`]): keys are
+    /// removed while every joint stays within it, rotations are stored as
+    /// normalised 16-bit integers. `None` writes every baked sample as
+    /// `f32` (the larger output of earlier versions). Default
+    /// `Some(KeyTolerance::default())`.
+    pub key_tolerance: Option<KeyTolerance>,
+    /// Compression of the binary data. Default [`Compression::None`].
+    pub compression: Compression,
+}
+
+/// The error a skeletal tile may show against the baked motion, measured on
+/// every joint at every baked sample, world (instance-node) frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyTolerance {
+    /// Largest joint position error. `[Units: m]` `[Limit: > 0]` Default
+    /// 0.001 (1 mm).
+    pub position: f64,
+    /// Largest joint rotation error (local). `[Units: rad]` `[Limit: > 0]`
+    /// Default 0.5° (0.00873 rad).
+    pub rotation: f64,
+}
+
+impl Default for KeyTolerance {
+    fn default() -> Self {
+        KeyTolerance { position: 0.0005, rotation: 0.5_f64.to_radians() }
+    }
+}
+
+/// How the binary chunk is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Plain buffer views.
+    #[default]
+    None,
+    /// The animation data compressed with `EXT_meshopt_compression`
+    /// (meshoptimizer's attribute codec, version 0; rotations with its
+    /// quaternion filter), for players that decode it (three.js with its
+    /// meshopt decoder, Babylon.js, Unity glTFast). Needs the exporter's
+    /// `meshopt` feature; the extension is required, there is no fallback.
+    Meshopt,
 }
 
 impl GlbOptions {
@@ -38,6 +78,13 @@ impl GlbOptions {
 
 impl Default for GlbOptions {
     fn default() -> Self {
-        GlbOptions { obstacle_height: 0.8, agent_height: 1.75, ground: true, circle_segments: 32 }
+        GlbOptions {
+            obstacle_height: 0.8,
+            agent_height: 1.75,
+            ground: true,
+            circle_segments: 32,
+            key_tolerance: Some(KeyTolerance::default()),
+            compression: Compression::None,
+        }
     }
 }
