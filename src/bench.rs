@@ -138,7 +138,16 @@ impl Protocol {
             Direction::Entry => inward * self.comfort_speed,
             Direction::Exit => -inward * self.comfort_speed,
         };
-        Crossing { side, direction, index, s, t, position: v2(side.point(s, self.size)), velocity }
+        Crossing {
+            side,
+            direction,
+            index,
+            s,
+            t,
+            position: v2(side.point(s, self.size)),
+            velocity,
+            preferred_speed: self.comfort_speed,
+        }
     }
 
     /// Whether two boundary points may both be placed in a *separated*

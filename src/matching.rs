@@ -4,7 +4,10 @@
 //! `arctan(|u_cft − u|) + p`, where `u = |p₂ − p₁| / Δt` is the speed of the
 //! straight path, `Δt = t₂ − t₁` if `t₂ > t₁` else `π + t₂ − t₁`, and the
 //! penalty `p` is 0 for an exit on the opposite side, 2 on a neighbouring side
-//! and 4 on the same side. Lower is better. Gale–Shapley with entries
+//! and 4 on the same side. Lower is better. The project's solvers rank by the
+//! walker's own preferred speed instead of u_cft, and by the straight walk's
+//! speed once the extra periods the walk would get are counted
+//! ([`walker_score`]). Gale–Shapley with entries
 //! proposing gives the entry-optimal stable matching; an optimal assignment
 //! (Kuhn–Munkres, minimum total score) is offered beside it.
 
@@ -47,7 +50,7 @@ pub fn side_penalty(entry: &Crossing, exit: &Crossing) -> f64 {
 /// # use crowdpatch::model::{Crossing, Direction, Side};
 /// # use nalgebra::Vector2;
 /// let c = |side, direction, x: f64, y: f64, t| Crossing { side, direction, index: 0, s: 0.0, t,
-///     position: Vector2::new(x, y), velocity: Vector2::zeros() };
+///     position: Vector2::new(x, y), velocity: Vector2::zeros(), preferred_speed: 1.33 };
 /// // 13.3 m in 10 s across the patch: exactly comfort speed, opposite side.
 /// let s = preference_score(&c(Side::South, Direction::Entry, 8.0, 0.0, 1.0),
 ///                          &c(Side::North, Direction::Exit, 8.0, 13.3, 1.0), 10.0, 1.33);
@@ -59,9 +62,22 @@ pub fn preference_score(entry: &Crossing, exit: &Crossing, period: f64, comfort_
     (comfort_speed - u).abs().atan() + side_penalty(entry, exit)
 }
 
-/// The `entries × exits` matrix of preference scores.
+/// The `entries × exits` matrix of preference scores (eq. 4).
 pub fn score_matrix(entries: &[Crossing], exits: &[Crossing], period: f64, comfort_speed: f64) -> Vec<Vec<f64>> {
     entries.iter().map(|e| exits.iter().map(|x| preference_score(e, x, period, comfort_speed)).collect()).collect()
+}
+
+/// Eq. 4 with the walker's own pace: `arctan(|u_w − u_k|) + p`, where `u_w`
+/// is the preferred speed `[m/s]` of the walker entering at `entry` and
+/// `u_k = |p₂ − p₁| / (Δt + kπ)` the speed of the straight walk with the `k`
+/// extra periods [`crate::pace::extra_periods`] gives it (hurrying above
+/// `limit` `[m/s]`, [`crate::pace::hurry_limit`]).
+pub fn walker_score(entry: &Crossing, exit: &Crossing, period: f64, preferred: f64, limit: f64) -> f64 {
+    let dt = matching_duration(entry.t, exit.t, period);
+    let d = (exit.position - entry.position).norm();
+    let k = crate::pace::extra_periods(d, dt, period, limit, 0);
+    let u = d / (dt + k as f64 * period);
+    (preferred - u).abs().atan() + side_penalty(entry, exit)
 }
 
 /// Gale–Shapley stable matching with entries proposing (seed paper
@@ -133,7 +149,17 @@ pub fn optimal_matching(scores: &[Vec<f64>]) -> Vec<usize> {
 pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
     let entries = patch.crossings_of(crate::model::Direction::Entry);
     let exits = patch.crossings_of(crate::model::Direction::Exit);
-    let scores = score_matrix(&entries, &exits, patch.header.period, patch.header.comfort_speed);
+    let pi = patch.header.period;
+    let scores = if patch.solver.method == crate::model::SolverKind::Paper {
+        score_matrix(&entries, &exits, pi, patch.header.comfort_speed)
+    } else {
+        let u_cft = patch.header.comfort_speed;
+        let score = |e: &Crossing, x: &Crossing| {
+            let u = patch.walker_speed(e);
+            walker_score(e, x, pi, u, crate::pace::hurry_limit(u, u_cft))
+        };
+        entries.iter().map(|e| exits.iter().map(|x| score(e, x)).collect()).collect()
+    };
     let chosen: Vec<Option<usize>> = match mode {
         MatchingMode::Stable => stable_matching(&scores),
         MatchingMode::Optimal if entries.len() <= exits.len() => {
@@ -268,6 +294,7 @@ mod tests {
             t,
             position: Vector2::new(x, y),
             velocity: Vector2::zeros(),
+            preferred_speed: 1.33,
         };
         let entry = c(Side::South, Direction::Entry, 8.0, 0.0, 2.0);
         // Opposite side at comfort speed beats a neighbouring side at comfort

@@ -49,6 +49,7 @@ pub fn compute(patch: &Patch, agents: &[Agent], ghosts: &[Ghost]) -> Metrics {
         coverage: coverage(patch.header.size, agents),
         foot_skate: None,
         animation: None,
+        realism: Some(crate::realism::compute(patch, agents)),
     }
 }
 
@@ -162,6 +163,7 @@ mod tests {
             },
             entry: None,
             exit: None,
+            preferred_speed: 1.0,
         }
     }
 

@@ -421,9 +421,15 @@ pub struct SolverOptions {
     /// A pair whose speed exceeds `fast_factor × u_cft` gets extra periods
     /// `[Limit: > 1]`.
     pub fast_factor: f64,
-    /// A pair whose speed is below `slow_factor × u_cft` pauses on the way
+    /// The seed paper's solver: a pair whose speed is below
+    /// `slow_factor × u_cft` walks at comfort speed and pauses on the way
     /// `[Limit: 0 ≤ slow_factor < 1]`.
     pub slow_factor: f64,
+    /// The project's solvers: a walker whose pace would drop below
+    /// `wait_factor` × its preferred speed walks at that speed and waits,
+    /// standing, for the time it has to spare (people wait rather than
+    /// crawl) `[Limit: 0 ≤ wait_factor ≤ 1]`.
+    pub wait_factor: f64,
     /// An existing control point within this time of a closest approach is
     /// moved instead of inserting a new one `[s]` `[Limit: ≥ 0]`.
     pub merge_interval: f64,
@@ -447,6 +453,7 @@ impl Default for SolverOptions {
             stub_depth: None,
             fast_factor: 1.5,
             slow_factor: 0.5,
+            wait_factor: 0.8,
             merge_interval: 0.1,
             smoothing: true,
             tack_interval: 0.5,
@@ -609,6 +616,9 @@ pub struct Crossing {
     pub position: Vec2,
     /// Velocity `[m/s]`, patch frame (given or default).
     pub velocity: Vec2,
+    /// Preferred walking speed `[m/s]` of the walker crossing here: the
+    /// speed of the given velocity, else drawn by [`crate::pace`].
+    pub preferred_speed: f64,
 }
 
 impl Crossing {
@@ -662,6 +672,13 @@ impl Crossing {
 }
 
 impl Patch {
+    /// The preferred speed `[m/s]` of the walker entering at `entry`: u_cft
+    /// for the seed paper's solver, the walker's own
+    /// ([`Crossing::preferred_speed`]) for the project's solvers.
+    pub fn walker_speed(&self, entry: &Crossing) -> f64 {
+        if self.solver.method == SolverKind::Paper { self.header.comfort_speed } else { entry.preferred_speed }
+    }
+
     /// Depth of the crossing stubs `[m]`: the solver option or r.
     pub fn stub_depth(&self) -> f64 {
         self.solver.stub_depth.unwrap_or(self.header.agent_radius)
@@ -692,7 +709,14 @@ impl Patch {
             Direction::Exit => Vec2::new(0.0, -self.header.comfort_speed),
         };
         let local = b.velocity.map(v2).unwrap_or(default);
+        let preferred_speed =
+            match b.velocity {
+                Some(v) => v[0].hypot(v[1]),
+                None => crate::pace::SpeedDistribution::reference(self.header.comfort_speed)
+                    .draw(crate::pace::walker_key(b.s, b.t, self.header.size)),
+            };
         Crossing {
+            preferred_speed,
             side,
             direction,
             index,

@@ -210,6 +210,9 @@ pub struct Agent {
     pub entry: Option<Crossing>,
     /// Exit point, for an exogenous agent.
     pub exit: Option<Crossing>,
+    /// The walker's preferred walking speed `[m/s]`: what matching,
+    /// initial paths and collision removal aim at.
+    pub preferred_speed: f64,
 }
 
 /// One heading change of a path, between the midpoints of two consecutive

@@ -152,12 +152,16 @@ impl SmoothingParams {
     /// Parameters from a patch's values and solver options: the tack
     /// interval and deviation threshold of the document (r by default, as the
     /// seed paper ties it to the collision threshold); a new sample after
-    /// 0.05 rad of turn or 1 s, the spline scanned every 20 ms.
+    /// 0.01 rad of turn or 1 s, the spline scanned every 20 ms. Fine samples
+    /// where the path turns make the polyline a player draws (straight
+    /// between keys) turn as the spline does: a kink of δ rad at one key
+    /// shows as δ / 40 ms at 25 Hz, so δ = 0.01 rad reads as at most
+    /// 0.25 rad/s where the spline turns slower.
     pub fn from_patch(patch: &Patch) -> SmoothingParams {
         SmoothingParams {
             tack_interval: patch.solver.tack_interval,
             max_deviation: patch.solver.max_deviation.unwrap_or(patch.header.agent_radius),
-            max_turn: 0.05,
+            max_turn: 0.01,
             max_step: 1.0,
             scan_step: 0.02,
             radius: patch.header.agent_radius,
@@ -441,7 +445,7 @@ mod tests {
         let params = SmoothingParams {
             tack_interval: 0.5,
             max_deviation: 0.3,
-            max_turn: 0.05,
+            max_turn: 0.01,
             max_step: 1.0,
             scan_step: 0.02,
             radius: 0.3,

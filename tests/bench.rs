@@ -99,6 +99,7 @@ fn crossing(side: usize, entry: bool, s: f64, t: f64) -> Crossing {
         t,
         position: crowdpatch::geometry::v2(side.point(s, 16.0)),
         velocity: if entry { inward * 1.33 } else { -inward * 1.33 },
+        preferred_speed: 1.33,
     }
 }
 

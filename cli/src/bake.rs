@@ -79,6 +79,20 @@ pub struct BakeArgs {
     #[arg(long, value_name = "FILE")]
     preview: Option<PathBuf>,
 
+    /// Write the baked walkers' trajectories as `id,frame,x,y` CSV (metres,
+    /// patch frame; the format PedPy and the ETH/UCY tools read): a file for
+    /// one patch, a directory for several (NAME.csv).
+    #[arg(long, value_name = "FILE")]
+    trajectories: Option<PathBuf>,
+
+    /// Frame rate of --trajectories [Hz].
+    #[arg(long, value_name = "HZ", default_value_t = 25.0)]
+    trajectory_rate: f64,
+
+    /// Periods of play written by --trajectories.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    trajectory_periods: usize,
+
     /// How agents are played: skinned characters walking on planned footsteps,
     /// or capsules.
     #[arg(long, value_enum, default_value = "skeletal")]
@@ -123,6 +137,7 @@ struct Job {
     glb: PathBuf,
     report: Option<PathBuf>,
     preview: Option<PathBuf>,
+    trajectories: Option<PathBuf>,
 }
 
 /// What happened to one patch.
@@ -151,6 +166,12 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: {problems} problem(s) in the input; nothing was baked");
         return Ok(ExitCode::from(EXIT_ERROR));
     }
+    if !(args.trajectory_rate.is_finite() && (0.1..=1000.0).contains(&args.trajectory_rate)) {
+        bail!("--trajectory-rate {}: must be in [0.1, 1000] Hz", args.trajectory_rate);
+    }
+    if !(1..=100).contains(&args.trajectory_periods) {
+        bail!("--trajectory-periods {}: must be in [1, 100]", args.trajectory_periods);
+    }
     let jobs = plan(&args, patches)?;
     let skeletal = match args.animation {
         AnimationArg::None => None,
@@ -172,11 +193,19 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     // 2. Bake in parallel with a progress bar.
     let bar = work::progress_bar(jobs.len(), "patches", args.quiet);
     let workers = work::Workers::new(args.jobs)?;
-    let outcomes: Vec<Outcome> =
-        workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, &glb_options, &bar) {
+    let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| {
+        match bake_one(
+            job,
+            &overrides,
+            &options,
+            &glb_options,
+            (args.trajectory_rate, args.trajectory_periods),
+            &bar,
+        ) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },
             Err(e) => Outcome::Failed(e),
-        });
+        }
+    });
     bar.finish_and_clear();
 
     // 3. Summary and exit code.
@@ -210,7 +239,7 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<J
     if out_is_dir {
         std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     }
-    for dir in [&args.report, &args.preview].into_iter().flatten() {
+    for dir in [&args.report, &args.preview, &args.trajectories].into_iter().flatten() {
         if several {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
@@ -237,6 +266,7 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<Vec<J
             glb,
             report: pick(&args.report, "report.json"),
             preview: pick(&args.preview, "png"),
+            trajectories: pick(&args.trajectories, "csv"),
         });
     }
     Ok(jobs)
@@ -277,6 +307,7 @@ fn bake_one(
     overrides: &BakeOverrides,
     options: &crowdpatch::BakeOptions,
     glb_options: &crowdpatch_gltf::GlbOptions,
+    trajectory_rate: (f64, usize),
     bar: &ProgressBar,
 ) -> anyhow::Result<(bool, String)> {
     let patch = overrides.apply(&job.patch);
@@ -297,6 +328,11 @@ fn bake_one(
         let png = crowdpatch_png::preview::render(&bake)
             .with_context(|| format!("drawing the preview of {}", job.source.display()))?;
         crowdpatch::io::write_atomic(path, &png).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &job.trajectories {
+        let (rate, periods) = trajectory_rate;
+        let csv = crowdpatch::realism::trajectories_csv(&bake.patch, &bake.agents, rate, periods);
+        crowdpatch::io::write_atomic(path, csv.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok((bake.converged(), summary(job, &bake)))
 }

@@ -14,6 +14,8 @@ mod bench;
 mod character;
 mod compose;
 mod exit;
+mod pattern;
+mod realism;
 mod validate;
 mod work;
 
@@ -44,6 +46,13 @@ enum Command {
     /// Compose a world from a map of cell kinds: assign patterns to shared
     /// edges, bake each distinct tile once, write world.json and the GLBs.
     Compose(compose::ComposeArgs),
+    /// Patterns at human pace: generate a patch's boundary conditions, or a
+    /// pattern library for compose.
+    #[command(subcommand)]
+    Pattern(pattern::PatternCommand),
+    /// Crowd statistics of trajectory files (ETH/UCY sets, a bake's
+    /// --trajectories CSV) against real pedestrians.
+    Realism(realism::RealismArgs),
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit
@@ -76,5 +85,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Character(command) => character::run(command),
         Command::Bench(args) => bench::run(args),
         Command::Compose(args) => compose::run(args),
+        Command::Realism(args) => realism::run(args),
+        Command::Pattern(command) => pattern::run(command),
     }
 }

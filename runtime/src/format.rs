@@ -434,6 +434,71 @@ pub struct Metrics {
     /// animation.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub animation: Option<AnimationMetrics>,
+    /// How the crowd compares with real pedestrians (docs/design.md
+    /// "Realism"); `None` in files baked before it was measured.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub realism: Option<RealismMetrics>,
+}
+
+/// Order statistics of a set of samples.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct Distribution {
+    /// Number of samples.
+    pub count: usize,
+    /// 5th percentile.
+    pub p5: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// Largest sample.
+    pub max: f64,
+}
+
+/// Statistics of walkers' trajectories sampled at a fixed interval, in the
+/// manner of the ETH/UCY pedestrian sets (docs/design.md "Realism"): the same
+/// definitions serve the bake and the real crowds it is compared with.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct CrowdStats {
+    /// Sampling interval `[s]`.
+    pub sample_interval: f64,
+    /// Speed over each sampling interval `[m/s]`.
+    pub speed: Distribution,
+    /// Heading change between consecutive moving intervals over the
+    /// sampling interval `[rad/s]`.
+    pub turn_rate: Distribution,
+    /// Path length over the straight distance between a walker's first and
+    /// last samples (walkers going 2 m or more) `[1]`.
+    pub detour: Distribution,
+    /// Distance from each walker to its nearest neighbour at each sample
+    /// time `[m]`.
+    pub nearest_neighbour: Distribution,
+}
+
+/// The realism report of a bake: its crowd statistics, their distance to
+/// real pedestrians, and the floor its boundary conditions impose.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct RealismMetrics {
+    /// The baked walkers' statistics at the reference's sampling interval.
+    pub crowd: CrowdStats,
+    /// Turn rate as a glTF player shows the baked paths, sampled at 25 Hz
+    /// `[rad/s]`.
+    pub turn_rate_played: Distribution,
+    /// Kolmogorov–Smirnov distance between the speed samples and the pooled
+    /// reference speeds, in `[0, 1]`.
+    pub speed_ks: f64,
+    /// The reference compared with (its name in the reference table).
+    pub reference: String,
+    /// Mean speed `[m/s]` of each exogenous walker's straight walk from its
+    /// entry to its exit in the time it has, extra periods included: what the
+    /// boundary conditions ask before any solver runs (time-weighted over
+    /// walkers).
+    pub floor_speed: Distribution,
+    /// Each exogenous walker's preferred walking speed `[m/s]`.
+    pub preferred_speed: Distribution,
 }
 
 /// The parameters every patch carries, from its document through the bake

@@ -51,8 +51,22 @@ pub const MAX_ROTATION: f64 = 0.25;
 /// out before one).
 pub const STUB_RAMP: f64 = 0.4;
 /// No move makes a segment faster than this many times u_cft (unless it
-/// already was).
-pub const HARD_SPEED_FACTOR: f64 = 2.0;
+/// already was): 2.13 m/s at the default comfort speed, under the 2.2 m/s
+/// above which walkers run (the walk-to-run transition of humans lies at
+/// about 2 m/s, Hreljac 1993).
+pub const HARD_SPEED_FACTOR: f64 = 1.6;
+/// A time shift makes no segment faster than this many times u_cft (unless
+/// it already was): walkers let others pass by slowing down and waiting,
+/// and hurry little.
+pub const SHIFT_SPEED_FACTOR: f64 = 1.3;
+/// The speed limits of a pair pushed [`DESPERATE`] times or more, which the
+/// walking limits do not let apart (a patch whose boundary points leave
+/// walkers a fraction of a second to clear each other): a hurried step
+/// rather than a collision. Shift and hard factors of u_cft.
+pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
+/// Pushes of one pair after which its moves may hurry
+/// ([`RELAXED_SPEED_FACTORS`]).
+pub const DESPERATE: u32 = 12;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
 /// Shortest time `[s]` between two control points a time shift may leave
@@ -192,8 +206,10 @@ fn push(
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
-    let bump =
-        |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| bump_with(path, t, d, params, h, ramp);
+    let limits = if hits >= DESPERATE { RELAXED_SPEED_FACTORS } else { (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR) };
+    let bump = |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| {
+        bump_with(path, t, d, params, (h, ramp), limits)
+    };
     let ap = cell.approach;
     let amount = -cell.gap * (1.0 + OVERSHOOT) + EXTRA_PUSH;
     match other {
@@ -364,18 +380,28 @@ pub fn kernel(dt: f64, h: f64) -> f64 {
 /// `[s]`: control points are inserted (or reused) at `t`, `t ± h/2` and
 /// `t ± h` inside the free range; the part of `d` along the path's velocity
 /// becomes a time shift of those points (within the speed limit
-/// 1.5·u_cft and keeping times strictly increasing), the rest a spatial move,
+/// [`SHIFT_SPEED_FACTOR`]·u_cft and keeping times strictly increasing), the
+/// rest a spatial move (within [`HARD_SPEED_FACTOR`]·u_cft),
 /// both weighted by [`kernel`]. Points stay in the patch shrunk by r.
 ///
 /// Returns the time window that changed (in the path's times before the move)
 /// or `None` (changed anywhere, e.g. across a loop's seam).
 pub fn bump(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64) -> Window {
-    bump_with(path, t, d, params, h, STUB_RAMP)
+    bump_with(path, t, d, params, (h, STUB_RAMP), (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR))
 }
 
-/// [`bump`] with the fade-in near the fixed stubs over `ramp` `[s]` instead of
-/// [`STUB_RAMP`] (a pair that keeps colliding next to a stub needs the room).
-pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: f64, ramp_time: f64) -> Window {
+/// [`bump`] with the window half-width `h` and the fade-in near the fixed
+/// stubs over `ramp_time` `[s]` (a pair that keeps colliding next to a stub
+/// needs the room), and the speed limits as factors of u_cft of a time
+/// shift and of any move.
+pub fn bump_with(
+    path: &mut Path,
+    t: f64,
+    d: Vec2,
+    params: &CollisionParams,
+    (h, ramp_time): (f64, f64),
+    (shift_factor, hard_factor): (f64, f64),
+) -> Window {
     let (lo, hi) = path.free_range();
     if hi - lo <= 1e-3 {
         return Some((t, t));
@@ -431,13 +457,13 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
         }
     }
     let (r, l) = (params.radius, params.size);
-    let u_max = 1.5 * params.comfort_speed;
+    let u_max = shift_factor * params.comfort_speed;
     let original = path.points.clone();
     // Attempts: the whole move; then the time shift halved, quartered and
     // dropped; then the spatial move halved down to nothing — until no
     // segment the move touches walks faster than the limit (or faster than
     // before, if it already did).
-    let u_hard = HARD_SPEED_FACTOR * params.comfort_speed;
+    let u_hard = hard_factor * params.comfort_speed;
     let attempts: [(f64, f64); 8] =
         [(1.0, 1.0), (0.5, 1.0), (0.25, 1.0), (0.0, 1.0), (0.0, 0.5), (0.0, 0.25), (0.0, 0.125), (0.0, 0.0)];
     for (ft, fs) in attempts {
@@ -463,7 +489,7 @@ pub fn bump_with(path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, h: 
             let old = (original[k + 1].p - original[k].p).norm() / (original[k + 1].t - original[k].t);
             let changed_time = tweights[k] != 0.0 || tweights[k + 1] != 0.0;
             (changed_time && dt_try != 0.0 && new > u_max && new > old + 1e-9)
-                || (fs > 0.25 && new > u_hard && new > old + 1e-9)
+                || (fs > 0.0 && new > u_hard && new > old + 1e-9)
         });
         if !too_fast {
             break;

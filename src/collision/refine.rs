@@ -20,7 +20,8 @@
 //!
 //! and minimises, with L1 terms (auxiliary variables),
 //! `w_dev·Σ|P + ΔP − P_ref(T)|` (deviation from the initial paths),
-//! `w_speed·Σ h·| |v| + v̂·Δv − u_cft |` (speed away from comfort) and
+//! `w_speed·Σ h·| |v| + v̂·Δv − u_w |` (speed away from the walker's
+//! preferred speed `u_w`) and
 //! `w_turn·Σ |Δ(v_k − v_{k−1})| / Δt_mid` (velocity jumps at control points:
 //! turns and speed artefacts), plus `w_slack·Σ slack`.
 //! The step is then applied and checked exactly against the distance matrix;
@@ -187,7 +188,7 @@ pub fn step(
     let mut lp = Lp { pv: ProblemVariables::new(), objective: Expression::from(0.0), constraints: Vec::new() };
     let vars = variables(&mut lp.pv, agents, movable, params, settings);
     for (slot, &i) in movable.iter().enumerate() {
-        path_terms(&mut lp, &agents[i].path, &reference[i].path, &vars.points[slot], params, settings);
+        path_terms(&mut lp, &agents[i], &reference[i].path, &vars.points[slot], settings);
     }
     for (slot, &i) in movable.iter().enumerate() {
         separations(&mut lp, agents, (i, &vars.points[slot]), &vars, (obstacles, ghosts), params, settings);
@@ -254,16 +255,10 @@ fn variables(
 }
 
 /// The objective terms of one movable path — deviation from `reference`,
-/// speed away from comfort, velocity jumps at control points — and its
+/// speed away from the walker's preferred speed, velocity jumps at control points — and its
 /// strictly increasing times.
-fn path_terms(
-    lp: &mut Lp,
-    path: &Path,
-    reference: &Path,
-    pts: &[Option<PointVars>],
-    params: &CollisionParams,
-    settings: &RefineSettings,
-) {
+fn path_terms(lp: &mut Lp, agent: &Agent, reference: &Path, pts: &[Option<PointVars>], settings: &RefineSettings) {
+    let path = &agent.path;
     let n = path.points.len();
     // Deviation from the reference path at the point's time.
     for (k, &slot) in pts.iter().enumerate() {
@@ -305,7 +300,7 @@ fn path_terms(
         if speed > 1e-6 {
             let [dx, dy] = dv(s);
             let lin = dx * (v.x / speed) + dy * (v.y / speed);
-            lp.abs_term(settings.weight_speed * h, lin, speed - params.comfort_speed);
+            lp.abs_term(settings.weight_speed * h, lin, speed - agent.preferred_speed);
         }
     }
     for k in 1..n - 1 {

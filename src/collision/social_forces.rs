@@ -42,8 +42,10 @@ pub const MAX_SPEED: f64 = 2.5;
 pub const SWEEPS: usize = 3;
 /// Time over which the end drift is blended out `[s]`.
 pub const BLEND: f64 = 2.0;
-/// Time between the control points of the output `[s]`.
-pub const SAMPLE: f64 = 0.2;
+/// Time between the control points of the output `[s]`: every integration
+/// step, so that the trajectory played back is the simulated one (coarser
+/// samples would add a kink at every control point).
+pub const SAMPLE: f64 = DT;
 
 /// The free time range of a path and the positions there.
 struct Track {

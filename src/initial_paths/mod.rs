@@ -9,6 +9,7 @@ use crate::path::{Agent, ControlPoint, Path, PointKind, clamp_inside};
 use crowdpatch_runtime::format::{AgentKind, PointRef};
 use router::Router;
 
+mod paced;
 mod router;
 
 /// Problems noticed while building initial paths (not errors: the bake goes on).
@@ -24,16 +25,23 @@ pub struct InitialNote {
 /// endogenous agent (after them), following the seed paper §3.3:
 ///
 /// - straight space-time segments between the crossing stubs;
-/// - a pair whose speed would exceed `fast_factor × u_cft` gets extra periods
-///   (`Δt + kπ`, the `k` that brings its speed nearest u_cft);
+/// - a pair too fast for its walker gets extra periods (`Δt + kπ`): the
+///   seed paper's solver adds them above `fast_factor × u_cft` (the `k` that
+///   brings the speed nearest u_cft); the project's solvers as soon as the
+///   walker would hurry ([`crate::pace::hurry_limit`],
+///   [`crate::pace::extra_periods`]);
 /// - a same-side pair gets a control point towards the centre, as deep as its
-///   time allows at comfort speed;
-/// - a pair slower than `slow_factor × u_cft` walks at comfort speed and
-///   pauses half-way (two control points at one position);
+///   time allows at the walker's pace;
+/// - a slow pair: the seed paper's solver walks at comfort speed and pauses
+///   half-way below `slow_factor × u_cft`; the project's solvers walk the
+///   shortest way at the walker's pace, slowing down, and wait half-way when
+///   even `wait_factor ×` its preferred speed is too fast ([`paced`]);
 /// - endogenous agents loop through their waypoints;
 /// - no initial path crosses a static obstacle: legs that would are routed
 ///   around it by A* on a 0.2 m grid (pathfinding crate), then shortened by
 ///   line of sight.
+///
+/// Cost: O(pairs · (route + A* grid)) plus O(pairs · duration / 50 ms).
 pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialNote>) {
     let entries = patch.crossings_of(Direction::Entry);
     let exits = patch.crossings_of(Direction::Exit);
@@ -54,6 +62,7 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
             path,
             entry: Some(e),
             exit: Some(x),
+            preferred_speed: patch.walker_speed(&e),
         });
     }
     for (index, endo) in patch.endogenous.iter().enumerate() {
@@ -61,15 +70,17 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         if let Some(message) = note {
             notes.push(InitialNote { agent: agents.len(), message });
         }
-        agents.push(Agent { kind: AgentKind::Endogenous { index }, path, entry: None, exit: None });
+        let preferred_speed = path.mean_speed();
+        agents.push(Agent { kind: AgentKind::Endogenous { index }, path, entry: None, exit: None, preferred_speed });
     }
     (agents, notes)
 }
 
 fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) -> (Path, Option<String>) {
     let depth = patch.stub_depth();
-    let (pi, u_cft, r, l) =
-        (patch.header.period, patch.header.comfort_speed, patch.header.agent_radius, patch.header.size);
+    let (pi, r, l) = (patch.header.period, patch.header.agent_radius, patch.header.size);
+    let paper = patch.solver.method == SolverKind::Paper;
+    let pace = patch.walker_speed(e);
     let tau_e = e.time_to_depth(depth);
     let tau_x = x.time_to_depth(depth);
     let q_e = e.position + e.velocity * tau_e;
@@ -86,15 +97,13 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     // Spatial route between the stub ends.
     let mut waypoints = vec![q_e];
     let mut note = None;
-    let mut same_side_mid = None;
     if e.side == x.side {
         let d = (q_x - q_e).norm();
-        let reach = u_cft * free_time(k_min) / 2.0;
+        let reach = pace * free_time(k_min) / 2.0;
         let h = (reach * reach - d * d / 4.0).max(0.0).sqrt().clamp(2.0_f64.min(l / 4.0), l / 2.0 - r);
         let n = crate::geometry::v2(e.side.inward_normal());
         let mid = (e.position + x.position) / 2.0 + n * h;
         waypoints.push(clamp_inside(mid, r, l));
-        same_side_mid = Some(clamp_inside(mid, r, l));
     }
     waypoints.push(q_x);
     let (route, blocked) = router.route_through(&waypoints);
@@ -103,33 +112,42 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
             Some("no obstacle-free route was found between the crossings; the initial path crosses an obstacle".into());
     }
     let length: f64 = route.windows(2).map(|w| (w[1] - w[0]).norm()).sum();
-
-    // Extra periods for pairs far faster than comfort.
-    let mut k = k_min;
-    if length / free_time(k_min) > patch.solver.fast_factor * u_cft {
-        k = (k_min..k_min + 12)
-            .min_by(|&a, &b| {
-                let da = (length / free_time(a) - u_cft).abs();
-                let db = (length / free_time(b) - u_cft).abs();
-                da.total_cmp(&db)
-            })
-            .unwrap_or(k_min);
-    }
+    let k = if paper {
+        paper_extra_periods(patch, length, free_time, k_min)
+    } else {
+        crate::pace::extra_periods(
+            length,
+            free_time(0),
+            pi,
+            crate::pace::hurry_limit(pace, patch.header.comfort_speed),
+            k_min,
+        )
+    };
     let t_in = e.t;
     let t_out = e.t + dt0 + k as f64 * pi;
     let (t_a, t_b) = (t_in + tau_e, t_out - tau_x);
     let mut points = vec![ControlPoint { p: e.position, t: t_in, kind: PointKind::Boundary }];
     points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
-    let slow = length / free < patch.solver.slow_factor * u_cft;
-    let comfort = if matches!(patch.solver.method, SolverKind::Default | SolverKind::Greedy) && !blocked {
-        comfort_route(patch, (q_e, e.velocity, t_a), (q_x, x.velocity, t_b), same_side_mid)
-    } else {
-        None
-    };
-    match comfort {
+    let slowest = if paper { patch.solver.slow_factor * pace } else { patch.solver.wait_factor * pace };
+    let paced = (!paper && !blocked)
+        .then(|| {
+            paced::paced_route(
+                (q_e, e.velocity, t_a),
+                (q_x, x.velocity, t_b),
+                &route[1..route.len() - 1],
+                slowest,
+                (r, l),
+            )
+        })
+        .flatten()
+        .filter(|pts| clear_of_obstacles(patch, q_e, pts));
+    match paced {
         Some(free_points) => points.extend(free_points),
-        None => timed_route(&route, t_a, t_b, if slow { Some(u_cft) } else { None }, &mut points),
+        None => {
+            let slow = length / free < slowest;
+            timed_route(&route, t_a, t_b, slow.then_some(pace), &mut points)
+        }
     }
     let n = points.len();
     points[n - 1].kind = PointKind::Stub;
@@ -137,103 +155,32 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     (Path { points, looped: false }, note)
 }
 
-/// Position of the cubic Hermite curve from `(p0, v0)` at time 0 to
-/// `(p1, v1)` at time `h` `[s]`, at time `t ∈ [0, h]`.
-pub fn hermite(p0: Vec2, v0: Vec2, p1: Vec2, v1: Vec2, h: f64, t: f64) -> Vec2 {
-    let s = t / h;
-    let (s2, s3) = (s * s, s * s * s);
-    p0 * (2.0 * s3 - 3.0 * s2 + 1.0)
-        + v0 * (h * (s3 - 2.0 * s2 + s))
-        + p1 * (3.0 * s2 - 2.0 * s3)
-        + v1 * (h * (s3 - s2))
+/// The seed paper's extra periods: above `fast_factor × u_cft`, the `k`
+/// (from `k_min`, 12 at most) whose speed is nearest u_cft.
+fn paper_extra_periods(patch: &Patch, length: f64, free_time: impl Fn(usize) -> f64, k_min: usize) -> usize {
+    let u_cft = patch.header.comfort_speed;
+    if length / free_time(k_min) <= patch.solver.fast_factor * u_cft {
+        return k_min;
+    }
+    (k_min..k_min + 12)
+        .min_by(|&a, &b| {
+            let da = (length / free_time(a) - u_cft).abs();
+            let db = (length / free_time(b) - u_cft).abs();
+            da.total_cmp(&db)
+        })
+        .unwrap_or(k_min)
 }
 
-/// The initial route of the `default` solver between the stub ends
-/// `(q_e, v_e, t_a)` and `(q_x, v_x, t_b)` (positions `[m]`, boundary
-/// velocities `[m/s]`, times `[s]`): a C¹ piecewise cubic Hermite curve in
-/// time that leaves and meets the crossing stubs with their own velocity, so
-/// an agent turns gradually instead of at the stub end, through one middle
-/// waypoint when useful — the seed paper's same-side point towards the centre
-/// (`same_side_mid`), or, for a pair slower than comfort, a bow to the side
-/// of the chord facing the centre, as deep as it takes for the route to be
-/// walked near u_cft instead of pausing (time-weighted `|u − u_cft|` cannot
-/// drop otherwise: ∫(u_cft − u)dt = u_cft·T − length). The curve is sampled
-/// every 50 ms and kept where its heading turned 0.08 rad or 1.5 s passed.
-///
-/// Returns the free control points after `q_e` up to `q_x` (inclusive, at
-/// `t_b`), or `None` when the curve would come within r + 5 cm of an
-/// obstacle (the caller then routes around it instead).
-fn comfort_route(
-    patch: &Patch,
-    (q_e, v_e, t_a): (Vec2, Vec2, f64),
-    (q_x, v_x, t_b): (Vec2, Vec2, f64),
-    same_side_mid: Option<Vec2>,
-) -> Option<Vec<ControlPoint>> {
-    let (r, l, u_cft) = (patch.header.agent_radius, patch.header.size, patch.header.comfort_speed);
-    let span = t_b - t_a;
-    let chord = q_x - q_e;
-    let d = chord.norm();
-    let centre = Vec2::new(l / 2.0, l / 2.0);
-    let mid = same_side_mid.or_else(|| {
-        let wanted = 0.95 * u_cft * span;
-        if d < 1e-6 || d / span >= 0.9 * u_cft || wanted <= d {
-            return None;
-        }
-        let depth = (wanted * wanted - d * d).sqrt() / 2.0;
-        let mut n = Vec2::new(-chord.y, chord.x) / d;
-        let half = (q_e + q_x) / 2.0;
-        if (centre - half).dot(&n) < 0.0 {
-            n = -n;
-        }
-        let inner = r + 0.5;
-        Some(Vec2::new((half + n * depth).x.clamp(inner, l - inner), (half + n * depth).y.clamp(inner, l - inner)))
-    });
-    // Knots: (position, velocity, time).
-    let mut knots = vec![(q_e, v_e, t_a)];
-    if let Some(m) = mid {
-        let (a, b) = ((m - q_e).norm(), (q_x - m).norm());
-        if a + b > 1e-6 {
-            let tm = t_a + span * a / (a + b);
-            let dir = if d > 1e-6 { chord / d } else { Vec2::new(-(m - q_e).y, (m - q_e).x).normalize() };
-            knots.push((m, dir * ((a + b) / span), tm));
-        }
-    }
-    knots.push((q_x, v_x, t_b));
-    let mut out: Vec<ControlPoint> = Vec::new();
-    let mut last = (q_e, t_a);
-    let mut last_heading: Option<f64> = None;
-    for w in knots.windows(2) {
-        let ((p0, v0, t0), (p1, v1, t1)) = (w[0], w[1]);
-        let h = t1 - t0;
-        let steps = ((h / 0.05).ceil() as usize).max(1);
-        for k in 1..=steps {
-            let t = if k == steps { t1 } else { t0 + h * k as f64 / steps as f64 };
-            let p = clamp_inside(hermite(p0, v0, p1, v1, h, t - t0), r, l);
-            let heading = (p - last.0).y.atan2((p - last.0).x);
-            let turned =
-                last_heading.is_some_and(|lh| crowdpatch_runtime::format::wrap_angle(heading - lh).abs() >= 0.15);
-            if (k == steps || turned || t - last.1 >= 1.5) && t - last.1 > 1e-3 {
-                out.push(ControlPoint::free(p, t));
-                last_heading = Some(heading);
-                last = (p, t);
-            }
-        }
-    }
-    // The last point is the stub's inner end, exactly.
-    let n = out.len();
-    if n == 0 {
-        return None;
-    }
-    out[n - 1] = ControlPoint::free(q_x, t_b);
-    let clear = |a: Vec2, b: Vec2| patch.obstacles.iter().all(|o| segment_obstacle_distance(a, b, o).1 >= r + 0.05);
-    let mut prev = q_e;
-    for c in &out {
-        if !clear(prev, c.p) {
-            return None;
-        }
+/// Whether the polyline from `start` through `points` keeps r + 5 cm from
+/// every obstacle.
+fn clear_of_obstacles(patch: &Patch, start: Vec2, points: &[ControlPoint]) -> bool {
+    let r = patch.header.agent_radius;
+    let mut prev = start;
+    points.iter().all(|c| {
+        let ok = patch.obstacles.iter().all(|o| segment_obstacle_distance(prev, c.p, o).1 >= r + 0.05);
         prev = c.p;
-    }
-    Some(out)
+        ok
+    })
 }
 
 /// Appends free control points along `route` (whose first point is already

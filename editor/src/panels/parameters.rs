@@ -92,6 +92,8 @@ impl ParametersPanel {
                     row(ui, "Fast factor", egui::DragValue::new(&mut s.fast_factor).range(1.01..=10.0).speed(0.01));
                 changed |=
                     row(ui, "Slow factor", egui::DragValue::new(&mut s.slow_factor).range(0.0..=0.99).speed(0.01));
+                changed |=
+                    row(ui, "Wait factor", egui::DragValue::new(&mut s.wait_factor).range(0.0..=1.0).speed(0.01));
                 changed
             })
             .inner;

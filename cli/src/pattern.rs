@@ -1,0 +1,233 @@
+//! `crowdpatch pattern generate|library`: boundary conditions at human pace
+//! (crowdpatch::generate).
+
+use crate::exit::EXIT_OK;
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use crowdpatch::generate::{GenerateParams, Speeds, document, lanes, library_pattern};
+use crowdpatch::model::Side;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Pattern subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PatternCommand {
+    /// Generate a patch's four patterns from a density, flow directions and
+    /// walking speeds: straight lanes whose walkers cross at their own speed,
+    /// and that tile with themselves.
+    Generate(GenerateArgs),
+    /// Write a pattern library for `compose`: balanced lane patterns that
+    /// are their own mirror, one per flow (walkers per period each way).
+    Library(LibraryArgs),
+}
+
+/// Walking speeds on the command line.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SpeedsArg {
+    /// The walking speeds of the real pedestrians of the shipped ETH/UCY
+    /// reference (0.5–2 m/s).
+    Reference,
+    /// Free walking speeds, 1.34 ± 0.26 m/s (Weidmann 1993).
+    Weidmann,
+}
+
+impl SpeedsArg {
+    fn speeds(self, fixed: Option<f64>) -> Speeds {
+        match (fixed, self) {
+            (Some(u), _) => Speeds::Fixed(u),
+            (None, SpeedsArg::Reference) => Speeds::Reference,
+            (None, SpeedsArg::Weidmann) => Speeds::Weidmann,
+        }
+    }
+}
+
+/// Arguments of `crowdpatch pattern generate`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  crowdpatch pattern generate --density 0.1 -o busy.patch.json\n  \
+                        crowdpatch pattern generate --density 0.05 --flow north=3 --flow south=3 --flow east=1 \
+                        --template patches/plaza.patch.json -o plaza.patch.json")]
+pub struct GenerateArgs {
+    /// Output patch document (*.patch.json).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+
+    /// Mean number of walkers per square metre [1/m²] (real crowds: 0.02
+    /// sparse, 0.1 busy, 0.3 dense).
+    #[arg(long, value_name = "RHO", default_value_t = 0.08)]
+    density: f64,
+
+    /// Share of the walkers heading towards a side, `north=2` (repeat; the
+    /// shares are relative). Default: the same towards every side.
+    #[arg(long = "flow", value_name = "SIDE=SHARE")]
+    flows: Vec<String>,
+
+    /// Where walking speeds come from.
+    #[arg(long, value_enum, default_value = "reference")]
+    speeds: SpeedsArg,
+
+    /// One walking speed for every walker [m/s] (instead of --speeds).
+    #[arg(long, value_name = "M/S")]
+    speed: Option<f64>,
+
+    /// A patch document whose size, period, radius, obstacles, endogenous
+    /// agents and solver options the result keeps (its sides are replaced).
+    #[arg(long, value_name = "FILE")]
+    template: Option<PathBuf>,
+
+    /// Side length L [m] (without --template).
+    #[arg(long, value_name = "M", default_value_t = 16.0)]
+    size: f64,
+
+    /// Period [s] (without --template).
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    period: f64,
+
+    /// Seed of the draws.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+}
+
+/// Arguments of `crowdpatch pattern library`.
+#[derive(Debug, Args)]
+pub struct LibraryArgs {
+    /// Output directory (created if missing); receives lanes-N.pattern.json.
+    #[arg(short, long, value_name = "DIR")]
+    output: PathBuf,
+
+    /// Flows to write: walkers per period crossing each way.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1usize, 2, 3, 4, 6, 8])]
+    counts: Vec<usize>,
+
+    /// Where walking speeds come from.
+    #[arg(long, value_enum, default_value = "reference")]
+    speeds: SpeedsArg,
+
+    /// Side length L [m].
+    #[arg(long, value_name = "M", default_value_t = 16.0)]
+    size: f64,
+
+    /// Period [s].
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    period: f64,
+
+    /// Seed of the draws.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+}
+
+/// Runs a pattern subcommand.
+pub fn run(command: PatternCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        PatternCommand::Generate(args) => generate(args),
+        PatternCommand::Library(args) => library(args),
+    }
+}
+
+fn parse_flows(flows: &[String]) -> anyhow::Result<Vec<(Side, f64)>> {
+    if flows.is_empty() {
+        return Ok(Side::ALL.iter().map(|&s| (s, 1.0)).collect());
+    }
+    flows
+        .iter()
+        .map(|f| {
+            let (side, share) = f.split_once('=').with_context(|| format!("--flow {f:?}: expected SIDE=SHARE"))?;
+            let side = Side::from_name(side.trim())
+                .with_context(|| format!("--flow {f:?}: {side:?} is not north, east, south or west"))?;
+            let share: f64 = share
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                .with_context(|| format!("--flow {f:?}: the share {share:?} is not a number ≥ 0"))?;
+            Ok((side, share))
+        })
+        .collect()
+}
+
+fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
+    if let Some(u) = args.speed
+        && !(u.is_finite() && (0.3..=3.0).contains(&u))
+    {
+        bail!("--speed {u}: must be in [0.3, 3] m/s");
+    }
+    let template = match &args.template {
+        Some(t) => {
+            if same(t, &args.output) {
+                bail!("-o {}: would overwrite the template", args.output.display());
+            }
+            Some(crowdpatch::document::read_patch_document(t).map_err(|e| anyhow::anyhow!("{e}"))?.0)
+        }
+        None => None,
+    };
+    let (size, period) = template.as_ref().map_or((args.size, args.period), |t| (t.size, t.period));
+    let params = GenerateParams {
+        size,
+        period,
+        agent_radius: template.as_ref().and_then(|t| t.agent_radius).unwrap_or(crowdpatch::model::DEFAULT_AGENT_RADIUS),
+        density: args.density,
+        flows: parse_flows(&args.flows)?,
+        speeds: args.speeds.speeds(args.speed),
+        seed: args.seed,
+    };
+    let lanes = lanes(&params)?;
+    let mut doc = document(&lanes, &params, template.as_ref());
+    if doc.name.is_none() {
+        doc.name = Some(crowdpatch::document::file_stem(&args.output));
+    }
+    // The document must resolve: it is checked before anything is written.
+    let base = args.output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let patch = doc.resolve(Some(&args.output), base).map_err(|problems| {
+        anyhow::anyhow!(
+            "the generated patch has problems (try another --seed or a lower --density):\n{}",
+            problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
+        )
+    })?;
+    crowdpatch::io::write_atomic(&args.output, doc.to_json().as_bytes())
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    let pairs = crowdpatch::matching::match_patch(&patch, patch.solver.matching);
+    let (agents, _) = crowdpatch::initial_paths::initial_paths(&patch, &pairs);
+    let mut floor = crowdpatch::realism::floor_speeds(&agents);
+    let d = crowdpatch::realism::crowd::distribution(&mut floor);
+    eprintln!(
+        "{}: {} lanes, {} walkers per period, floor speed {} m/s",
+        args.output.display(),
+        lanes.len(),
+        pairs.len(),
+        crowdpatch::realism::describe(&d, 2)
+    );
+    Ok(ExitCode::from(EXIT_OK))
+}
+
+fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
+    if args.counts.is_empty() || args.counts.iter().any(|&n| n == 0 || n > 64) {
+        bail!("--counts {:?}: every count must be in [1, 64]", args.counts);
+    }
+    let speeds = args.speeds.speeds(None);
+    let mut written = Vec::new();
+    for (k, &n) in args.counts.iter().enumerate() {
+        let mut p = library_pattern(
+            n,
+            args.size,
+            args.period,
+            crowdpatch::model::DEFAULT_AGENT_RADIUS,
+            speeds,
+            args.seed + k as u64,
+        )?;
+        p.name = Some(format!("lanes-{n}"));
+        let problems = crowdpatch::validate::validate_pattern(&p);
+        if !problems.is_empty() {
+            bail!("lanes-{n}: {}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "));
+        }
+        written.push((args.output.join(format!("lanes-{n}.pattern.json")), p));
+    }
+    std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    for (path, p) in &written {
+        crowdpatch::document::save_pattern(p, path).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("{}: {} walkers per period each way", path.display(), p.entries.len());
+    }
+    Ok(ExitCode::from(EXIT_OK))
+}
+
+fn same(a: &std::path::Path, b: &std::path::Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}

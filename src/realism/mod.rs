@@ -1,0 +1,235 @@
+//! How a bake compares with real pedestrians (docs/design.md "Realism"):
+//! the crowd statistics of its walkers ([`crowd`]) sampled as the ETH/UCY
+//! sets are, their distance to those sets ([`reference`]), and the *floor*
+//! its boundary conditions impose — the speeds of the straight walks from
+//! each entry to its matched exit in the time the walker has — next to the
+//! speeds the solver achieved, so that a user sees whether the patterns or
+//! the solver set the pace.
+
+pub mod crowd;
+pub mod reference;
+
+use crate::model::Patch;
+use crate::path::{Agent, Path};
+use crowd::{CrowdSamples, distribution};
+use crowdpatch_runtime::format::{Distribution, RealismMetrics, wrap_angle};
+use reference::Reference;
+
+/// Sampling interval of the crowd statistics `[s]`: the 0.4 s of the
+/// ETH/UCY annotations, so that the bake and the references are measured
+/// alike.
+pub const SAMPLE_INTERVAL: f64 = 0.4;
+
+/// Rate at which a player is assumed to show the bake for
+/// [`RealismMetrics::turn_rate_played`] `[Hz]`.
+pub const PLAYED_RATE: f64 = 25.0;
+
+/// The crowd samples of a bake at interval `dt` `[s]`: each agent's path as
+/// a track (its whole unwrapped interval, an endogenous loop once), and at
+/// every play time `k·dt` in one period the positions of every agent
+/// instance present then. O(agents · (π/dt) · instances).
+pub fn bake_samples(patch: &Patch, agents: &[Agent], dt: f64) -> CrowdSamples {
+    let pi = patch.header.period;
+    let mut c = CrowdSamples::default();
+    for a in agents {
+        c.add_track(&sample_path(&a.path, dt), dt);
+    }
+    let steps = (pi / dt).round().max(1.0) as usize;
+    for k in 0..steps {
+        let t = k as f64 * pi / steps as f64;
+        let mut frame = Vec::new();
+        for a in agents {
+            let (start, end) = (a.path.start(), a.path.end());
+            // Instances: unwrapped times t + mπ inside [start, end); a loop
+            // has one.
+            let m0 = ((start - t) / pi).ceil() as i64;
+            let m1 = if a.path.looped { m0 } else { ((end - t) / pi).floor() as i64 };
+            for m in m0..=m1 {
+                let tau = t + m as f64 * pi;
+                if tau >= start && (tau < end || (tau <= end && !a.path.looped)) {
+                    let p = a.path.position(tau);
+                    frame.push([p.x, p.y]);
+                }
+            }
+        }
+        c.add_frame(&frame);
+    }
+    c
+}
+
+/// A path's positions every `dt` `[s]` from its start (the last sample at
+/// or before its end).
+pub fn sample_path(path: &Path, dt: f64) -> Vec<[f64; 2]> {
+    let n = ((path.end() - path.start()) / dt + 1e-9).floor() as usize;
+    (0..=n)
+        .map(|k| {
+            let p = path.position(path.start() + k as f64 * dt);
+            [p.x, p.y]
+        })
+        .collect()
+}
+
+/// Turn rates `[rad/s]` of the paths as a player shows them at `rate` `[Hz]`
+/// (linear between path keys, as the baked translation samplers are), with
+/// the definitions of [`crowd`].
+pub fn played_turn_rates(agents: &[Agent], rate: f64) -> Vec<f64> {
+    let dt = 1.0 / rate;
+    let mut c = CrowdSamples::default();
+    for a in agents {
+        c.add_track(&sample_path(&a.path, dt), dt);
+    }
+    c.turn_rate
+}
+
+/// The floor speed `[m/s]` of each exogenous agent: the straight distance
+/// from its entry to its exit over the time its path takes (extra periods
+/// and pauses included).
+pub fn floor_speeds(agents: &[Agent]) -> Vec<f64> {
+    agents
+        .iter()
+        .filter_map(|a| {
+            let (e, x) = (a.entry?, a.exit?);
+            Some((x.position - e.position).norm() / (a.path.end() - a.path.start()))
+        })
+        .collect()
+}
+
+/// The realism report of a bake's final paths against the shipped
+/// reference (its pooled set). O(agents · period / [`SAMPLE_INTERVAL`] ·
+/// instances) plus the 25 Hz turn rates.
+pub fn compute(patch: &Patch, agents: &[Agent]) -> RealismMetrics {
+    compute_against(patch, agents, &Reference::shipped())
+}
+
+/// [`compute`] against a given reference.
+pub fn compute_against(patch: &Patch, agents: &[Agent], reference: &Reference) -> RealismMetrics {
+    let samples = bake_samples(patch, agents, SAMPLE_INTERVAL);
+    let crowd = samples.summary(SAMPLE_INTERVAL);
+    let speed_ks = crowd::ks_distance(&samples.speed, &reference.pooled.speed_quantiles).unwrap_or(1.0);
+    let mut preferred: Vec<f64> = agents.iter().filter(|a| a.entry.is_some()).map(|a| a.preferred_speed).collect();
+    RealismMetrics {
+        crowd,
+        turn_rate_played: distribution(&mut played_turn_rates(agents, PLAYED_RATE)),
+        speed_ks,
+        reference: reference.pooled.name.clone(),
+        floor_speed: distribution(&mut floor_speeds(agents)),
+        preferred_speed: distribution(&mut preferred),
+    }
+}
+
+/// The bake's walkers as trajectories, in the `id,frame,x,y` CSV that PedPy
+/// and the ETH/UCY tools read (positions in metres, patch frame; frame
+/// numbers at `rate` `[Hz]` from play time 0): `periods` periods of play, in
+/// which every copy of an exogenous agent (one per period, entering at its
+/// entry time) is a walker of its own and an endogenous agent one walker
+/// throughout. O(agents · periods · π · rate).
+pub fn trajectories_csv(patch: &Patch, agents: &[Agent], rate: f64, periods: usize) -> String {
+    let pi = patch.header.period;
+    let total = periods as f64 * pi;
+    let frames = (total * rate).round() as i64;
+    let mut out = String::from("id,frame,x,y\n");
+    let mut id = 0usize;
+    for a in agents {
+        let (start, end) = (a.path.start(), a.path.end());
+        let copies: Vec<i64> = if a.path.looped {
+            vec![0]
+        } else {
+            (((0.0 - end) / pi).floor() as i64..=((total - start) / pi).ceil() as i64).collect()
+        };
+        for c in copies {
+            let mut any = false;
+            for f in 0..frames {
+                let t = f as f64 / rate;
+                let tau = if a.path.looped { start + (t - start).rem_euclid(pi) } else { t - c as f64 * pi };
+                if tau < start || tau > end {
+                    continue;
+                }
+                let p = a.path.position(tau);
+                out.push_str(&format!("{id},{f},{:.4},{:.4}\n", p.x, p.y));
+                any = true;
+            }
+            if any {
+                id += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Heading change `[rad]` of a path between consecutive samples every `dt`,
+/// for tests and figures.
+pub fn heading_changes(path: &Path, dt: f64) -> Vec<f64> {
+    let p = sample_path(path, dt);
+    let h: Vec<f64> = p.windows(2).map(|w| (w[1][1] - w[0][1]).atan2(w[1][0] - w[0][0])).collect();
+    h.windows(2).map(|w| wrap_angle(w[1] - w[0])).collect()
+}
+
+/// A distribution's one-line summary, `median (p5–p95, max)`.
+pub fn describe(d: &Distribution, digits: usize) -> String {
+    format!("{:.*} ({:.*}–{:.*}, max {:.*})", digits, d.p50, digits, d.p5, digits, d.p95, digits, d.max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::load_patch;
+
+    fn shipped(name: &str) -> crate::bake::Bake {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("patches/{name}.patch.json"));
+        crate::bake::bake(&load_patch(&p).unwrap(), &mut crate::bake::Silent).unwrap()
+    }
+
+    #[test]
+    fn the_trajectory_csv_reads_back_to_the_bake_statistics() {
+        let b = shipped("avenue");
+        // 25 Hz over ten periods, read back and sampled at 0.4 s (every 10th
+        // frame): the same speeds as the bake's own sampling, up to the
+        // 0.1 mm rounding of the CSV.
+        let csv = trajectories_csv(&b.patch, &b.agents, 2.5, 10);
+        let t = reference::parse_trajectories(&csv, "bake.csv", 2.5).unwrap();
+        assert!((t.sample_interval - 0.4).abs() < 1e-12);
+        let from_csv = t.samples().summary(0.4);
+        let direct = bake_samples(&b.patch, &b.agents, 0.4).summary(0.4);
+        assert!((from_csv.speed.p50 - direct.speed.p50).abs() < 0.01, "{:?} vs {:?}", from_csv.speed, direct.speed);
+        assert!((from_csv.speed.p95 - direct.speed.p95).abs() < 0.02);
+        // Every line after the header has four fields and a frame in range.
+        for line in csv.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 4);
+            assert!((0..250).contains(&f[1].parse::<i64>().unwrap()));
+        }
+    }
+
+    #[test]
+    fn the_floor_is_the_straight_walk_in_the_time_given() {
+        let b = shipped("figure7");
+        let floor = floor_speeds(&b.agents);
+        assert_eq!(floor.len(), b.agents.iter().filter(|a| a.entry.is_some()).count());
+        for (a, f) in b.agents.iter().filter(|a| a.entry.is_some()).zip(&floor) {
+            // No path is shorter than the straight line.
+            assert!(a.path.mean_speed() >= f - 1e-9, "{} < {f}", a.path.mean_speed());
+        }
+        let m = compute(&b.patch, &b.agents);
+        assert!(m.crowd.speed.count > 0 && (0.0..=1.0).contains(&m.speed_ks));
+        assert!(m.crowd.detour.p50 >= 1.0);
+    }
+
+    #[test]
+    fn a_straight_walker_has_no_turn_and_no_detour() {
+        use crate::geometry::Vec2;
+        use crate::path::ControlPoint;
+        let path = Path {
+            points: vec![
+                ControlPoint::free(Vec2::new(1.0, 8.0), 0.0),
+                ControlPoint::free(Vec2::new(8.0, 8.0), 5.0),
+                ControlPoint::free(Vec2::new(15.0, 8.0), 10.0),
+            ],
+            looped: false,
+        };
+        assert!(heading_changes(&path, 0.04).iter().all(|h| h.abs() < 1e-12));
+        let mut c = CrowdSamples::default();
+        c.add_track(&sample_path(&path, 0.4), 0.4);
+        assert!((c.detour[0] - 1.0).abs() < 1e-12);
+        assert!(c.speed.iter().all(|s| (s - 1.4).abs() < 1e-9));
+    }
+}
