@@ -194,14 +194,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     let bar = work::progress_bar(jobs.len(), "patches", args.quiet);
     let workers = work::Workers::new(args.jobs)?;
     let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| {
-        match bake_one(
-            job,
-            &overrides,
-            &options,
-            &glb_options,
-            (args.trajectory_rate, args.trajectory_periods),
-            &bar,
-        ) {
+        match bake_one(job, &overrides, &options, &glb_options, (args.trajectory_rate, args.trajectory_periods), &bar) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },
             Err(e) => Outcome::Failed(e),
         }
@@ -314,13 +307,26 @@ fn bake_one(
     let mut observer = BarObserver { bar, name: job.patch.header.name.clone() };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
-    let glb = crowdpatch_gltf::write_glb(&baked, glb_options)
+    let (glb, stats) = crowdpatch_gltf::write_glb_with_stats(&baked, glb_options)
         .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
     crowdpatch::io::write_atomic(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
     if let Some(path) = &job.report {
         let mut json = serde_json::to_value(bake.report()).context("serialising the report")?;
         json["patch"] = serde_json::Value::String(job.source.display().to_string());
         json["glb"] = serde_json::Value::String(job.glb.display().to_string());
+        if let Some(a) = json["metrics"]["animation"].as_object_mut() {
+            a.insert("joint_keys".into(), stats.keys.into());
+            a.insert("key_position_error".into(), stats.position_error.into());
+            a.insert("key_rotation_error".into(), stats.rotation_error.into());
+            a.insert("key_contact_error".into(), stats.contact_error.into());
+        }
+        // Size figures: bytes per walker-second of play (walkers' path
+        // durations summed).
+        let walker_seconds: f64 = baked.agents.iter().map(|a| a.end() - a.start()).sum();
+        json["glb_bytes"] = glb.len().into();
+        if walker_seconds > 0.0 {
+            json["glb_bytes_per_walker_second"] = (glb.len() as f64 / walker_seconds).into();
+        }
         let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";
         crowdpatch::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }

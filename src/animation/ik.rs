@@ -108,26 +108,48 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
 
 /// The roll of a foot about its contact point (heel up), as a walker does,
 /// that brings its ankle from `ankle_at` within `reach` of the hip joint at
-/// `hip`, rather than let the contact slide; at most 0.8 rad (identity when
-/// the ankle is within reach or the foot has no separate contact joint).
+/// `hip`, rather than let the contact slide; at most [`MAX_HEEL_ROLL`]
+/// (identity when the ankle is within reach or the foot has no separate
+/// contact joint).
+///
+/// The smallest such roll, solved in closed form: rolling the arm
+/// `a = ankle − contact` by θ about the horizontal axis `k` (Rodrigues)
+/// gives `|contact + R(θ)a − hip|² = E + P cos θ + Q sin θ`, which meets
+/// `reach²` at `θ = φ ± acos(S / √(P² + Q²))`. The roll is continuous in its
+/// inputs, so the body it lowers ([`reach_fix`]) moves smoothly. O(1).
 pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
-    let mut roll = Quat::identity();
-    if (ankle_at - contact_at).norm() > 1e-9 && (ankle_at - hip).norm() > reach {
-        let arm = ankle_at - contact_at;
-        let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
-        if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
-            for k in 1..=160 {
-                let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
-                let r = if (r * arm).y < arm.y { r.inverse() } else { r };
-                roll = r;
-                if (contact_at + r * arm - hip).norm() <= reach {
-                    break;
-                }
+    let arm = ankle_at - contact_at;
+    if arm.norm() <= 1e-9 || (ankle_at - hip).norm() <= reach {
+        return Quat::identity();
+    }
+    let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
+    let Some(k) = nalgebra::Unit::try_new(axis, 1e-9) else { return Quat::identity() };
+    // The sense that raises the ankle.
+    let dir = if (Quat::from_axis_angle(&k, -1e-3) * arm).y < arm.y { 1.0 } else { -1.0 };
+    let d = contact_at - hip;
+    let (dk, ak) = (d.dot(&k), arm.dot(&k));
+    let e = d.norm_squared() + arm.norm_squared() + 2.0 * dk * ak;
+    let p = 2.0 * (d.dot(&arm) - dk * ak);
+    let q = dir * 2.0 * d.dot(&k.cross(&arm));
+    let (r, phi) = (p.hypot(q), q.atan2(p));
+    // Aimed a hair inside the reach, so that rounding leaves it reached.
+    let inside = reach * (1.0 - 1e-9);
+    let c = (inside * inside - e) / r.max(1e-300);
+    let mut theta = MAX_HEEL_ROLL;
+    if c.abs() <= 1.0 {
+        let w = c.acos();
+        for cand in [phi - w, phi + w] {
+            let t = cand.rem_euclid(std::f64::consts::TAU);
+            if t > 0.0 && t < theta {
+                theta = t;
             }
         }
     }
-    roll
+    Quat::from_axis_angle(&k, dir * theta)
 }
+
+/// Largest heel roll `[rad]` of [`heel_roll`].
+const MAX_HEEL_ROLL: f64 = 0.8;
 
 /// How the body must move (model frame `[m]`) so that each foot, its
 /// contact moved by its `delta` (model frame), is within reach of its leg
@@ -338,6 +360,27 @@ mod tests {
             assert!((moved - delta).norm() < 1e-6, "{foot:?}: contact moved {moved:?}, wanted {delta:?}");
             let turn = rotation_of(&g[ankle]) * rotation_of(&g0[ankle]).inverse();
             assert!(turn.angle() < 1e-6, "the foot keeps its global orientation ({} rad)", turn.angle());
+        }
+    }
+
+    #[test]
+    fn heel_roll_brings_the_ankle_exactly_to_reach_and_is_continuous() {
+        let (contact, hip) = (V3::new(0.0, 0.0, 0.1), V3::new(0.0, 0.9, -0.15));
+        let mut last: Option<f64> = None;
+        for i in 0..200 {
+            // The ankle behind the contact, the hip ever farther.
+            let ankle = V3::new(0.0, 0.08, -0.05);
+            let reach = 0.86 - 1e-4 * f64::from(i);
+            let r = heel_roll(ankle, contact, hip, reach);
+            let rolled = contact + r * (ankle - contact);
+            assert!(rolled.y >= ankle.y - 1e-12, "the heel goes up");
+            if (ankle - hip).norm() > reach && r.angle() < MAX_HEEL_ROLL - 1e-9 {
+                assert!(((rolled - hip).norm() - reach).abs() < 1e-8, "{i}: at reach");
+            }
+            if let Some(l) = last {
+                assert!((r.angle() - l).abs() < 2e-3, "{i}: continuous ({l} → {})", r.angle());
+            }
+            last = Some(r.angle());
         }
     }
 

@@ -98,6 +98,7 @@ pub fn metrics(
         cadence: stats(&mut cadences),
         foot_overlaps: foot_overlaps(anims, period),
         max_joint_speed: joint_speed,
+        ..AnimationMetrics::default()
     }
 }
 

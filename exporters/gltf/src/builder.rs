@@ -391,7 +391,15 @@ impl Builder {
         }
         let mut json = json::serialize::to_vec(&self.root).map_err(|source| ExportError::Json { source })?;
         if self.compression == Compression::Meshopt {
-            (json, bin) = crate::meshopt::compress(&json, &self.view_of, &self.views, bin)?;
+            let size_of: BTreeMap<usize, usize> = self
+                .view_of
+                .iter()
+                .filter_map(|(kind, &v)| match kind {
+                    ViewKind::AnimationElements(size) => Some((v, *size)),
+                    _ => None,
+                })
+                .collect();
+            (json, bin) = crate::meshopt::compress(&json, &size_of, &self.views, bin)?;
         }
         // 12-byte header, 8-byte chunk headers, chunks padded to 4 bytes.
         let total = 12 + 8 + json.len().div_ceil(4) * 4 + if bin.is_empty() { 0 } else { 8 + bin.len() };

@@ -2,36 +2,43 @@
 //! player needs to show every joint within a stated error of the baked
 //! samples, rotations quantised to normalised 16-bit integers.
 //!
-//! Per channel, keys are kept greedily: from a kept key, the next kept key
-//! is the farthest one such that interpolating between the two (slerp for
-//! rotations, lerp for translations, as glTF LINEAR) stays within the
-//! channel's tolerance at every sample in between (the classic
-//! tolerance-bounded curve simplification, as in ACL and gltfpack). A
-//! joint's rotation tolerance is the angle bound, and no more than the
-//! position bound divided by the joint's reach (the farthest joint below it,
-//! rest pose). The result is
-//! then **measured**: every joint's position (forward kinematics below the
-//! instance node) at every sample, reduced and quantised against as baked;
-//! if any exceeds the position bound, the tolerances are halved and the
-//! channels reduced again (at most four times, then every key is kept).
-//! Cost: O(keys · joints · L) per instance, L the longest kept interval.
+//! The kept key times are **shared by every joint channel of an instance**
+//! (one time accessor per instance). From a kept key `a`, the next kept key
+//! is the farthest sample `c` such that playing every joint from `a` to `c`
+//! (slerp of the rotations as the player decodes them, lerp of the
+//! translations: glTF LINEAR) keeps, at every baked sample between them,
+//! - every joint's local rotation within [`KeyTolerance::rotation`],
+//! - every joint's position (forward kinematics below the instance node)
+//!   within [`KeyTolerance::position`],
+//! - the joints of a **planted foot** (the foot joint and those below it,
+//!   while a footstep holds it: `Footstep::t ≤ t ≤ Footstep::lift`) within
+//!   [`KeyTolerance::contact`]: an error that changes from key to key reads
+//!   as speed, so a planted foot gets a bound far below the others.
+//!
+//! Samples nearest each plant and lift are always kept. The search gallops
+//! (lengths 2, 4, 8, … then bisection), every accepted interval being
+//! checked at every sample inside: the bounds hold at every baked sample,
+//! whatever the search skips. This is tolerance-bounded curve simplification
+//! (as in ACL and gltfpack) measured on the skeleton rather than per curve.
+//! Cost: O(m · n · L log L) per instance for m samples, n joints and kept
+//! intervals of L samples.
 
 use crowdpatch_runtime::skeletal::SkeletalAnimation;
 
 use crate::options::KeyTolerance;
 
-/// One joint channel after reduction: indices (into the window's samples)
-/// of the kept keys.
+/// The kept keys of one instance's window and the errors they show.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Reduced {
-    /// Per joint: kept sample indices of the rotation channel.
-    pub rotation: Vec<Vec<usize>>,
-    /// Per joint: kept sample indices of the translation channel.
-    pub translation: Vec<Vec<usize>>,
-    /// Largest joint position error measured `[m]`.
+    /// Kept sample indices (into the window), shared by all joint channels;
+    /// the first and last samples are kept.
+    pub kept: Vec<usize>,
+    /// Largest extremity position error measured `[m]` (every sample).
     pub position_error: f64,
-    /// Largest joint rotation error measured `[rad]`.
+    /// Largest joint rotation error measured `[rad]` (local, every sample).
     pub rotation_error: f64,
+    /// Largest horizontal position error of a planted foot's joints `[m]`.
+    pub contact_error: f64,
 }
 
 /// A rotation quantised to normalised shorts and back (glTF 2.0 §3.11:
@@ -51,24 +58,6 @@ fn normalise(q: [f64; 4]) -> [f64; 4] {
 
 fn dot(a: [f64; 4], b: [f64; 4]) -> f64 {
     (0..4).map(|k| a[k] * b[k]).sum()
-}
-
-/// Slerp of unit quaternions along the short arc.
-fn slerp(a: [f64; 4], b: [f64; 4], u: f64) -> [f64; 4] {
-    let mut d = dot(a, b);
-    let b = if d < 0.0 {
-        d = -d;
-        b.map(|c| -c)
-    } else {
-        b
-    };
-    if d > 0.9995 {
-        return normalise(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * u));
-    }
-    let th = d.clamp(-1.0, 1.0).acos();
-    let s = th.sin();
-    let (wa, wb) = (((1.0 - u) * th).sin() / s, (u * th).sin() / s);
-    normalise(std::array::from_fn(|k| wa * a[k] + wb * b[k]))
 }
 
 /// Angle `[rad]` between two unit quaternions' rotations.
@@ -97,179 +86,211 @@ fn mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     ]
 }
 
-/// Greedy reduction of one channel of `n` samples: `fits(a, c)` tells
-/// whether interpolating from sample `a` to sample `c` holds every sample
-/// between them.
-fn greedy(n: usize, fits: impl Fn(usize, usize) -> bool) -> Vec<usize> {
-    let mut kept = vec![0];
-    let mut a = 0;
-    while a + 1 < n {
-        let mut b = a + 1;
-        while b + 1 < n && fits(a, b + 1) {
-            b += 1;
+/// Slerp of unit quaternions along the short arc, with the arc's angle
+/// `th` and its sine `s` precomputed (`th = 0`: nlerp).
+fn slerp_pre(a: [f64; 4], b: [f64; 4], th: f64, s: f64, u: f64) -> [f64; 4] {
+    if th < 1e-3 {
+        return normalise(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * u));
+    }
+    let (wa, wb) = (((1.0 - u) * th).sin() / s, (u * th).sin() / s);
+    normalise(std::array::from_fn(|k| wa * a[k] + wb * b[k]))
+}
+
+/// Forward kinematics of one instance pose: world (instance-node frame)
+/// positions `p` and rotations `q` of every joint from local rotations,
+/// translations and constant scales (parents first).
+fn fk(
+    parents: &[Option<usize>],
+    scales: &[[f64; 3]],
+    rot: impl Fn(usize) -> [f64; 4],
+    tr: impl Fn(usize) -> [f64; 3],
+    p: &mut [[f64; 3]],
+    q: &mut [[f64; 4]],
+    s: &mut [[f64; 3]],
+) {
+    for j in 0..parents.len() {
+        let (r, t) = (rot(j), tr(j));
+        match parents[j] {
+            Some(pj) => {
+                let a = rotate(q[pj], std::array::from_fn(|i| t[i] * s[pj][i]));
+                p[j] = std::array::from_fn(|i| p[pj][i] + a[i]);
+                q[j] = mul(q[pj], r);
+                s[j] = std::array::from_fn(|i| s[pj][i] * scales[j][i]);
+            }
+            None => (p[j], q[j], s[j]) = (t, r, scales[j]),
         }
-        kept.push(b);
-        a = b;
     }
-    kept
 }
 
-/// Value of a channel at sample `m` as played from its kept keys.
-fn played<T: Copy>(
-    kept: &[usize],
-    times: &[f64],
-    m: usize,
-    value: impl Fn(usize) -> T,
-    mix: impl Fn(T, T, f64) -> T,
-) -> T {
-    let i = kept.partition_point(|&k| k <= m);
-    if i == 0 {
-        return value(kept[0]);
-    }
-    if i >= kept.len() {
-        return value(kept[kept.len() - 1]);
-    }
-    let (a, b) = (kept[i - 1], kept[i]);
-    if a == m {
-        return value(a);
-    }
-    let u = (times[m] - times[a]) / (times[b] - times[a]);
-    mix(value(a), value(b), u)
-}
-
-/// Reduces the channels of the samples `window` (indices into the agent's
-/// samples, at play times `times` `[s]`, strictly increasing) of agent
-/// `agent` of `sk`, within `tol`.
+/// Reduces the joint tracks of the samples `window` (indices into the
+/// agent's samples, at play times `times` `[s]`, strictly increasing) of
+/// agent `agent` of `sk` within `tol`; `played` maps a baked rotation to the
+/// normalised 16-bit integers a player decodes (quantised, or quantised and
+/// filtered by a compressor).
 pub(crate) fn reduce(
     sk: &SkeletalAnimation,
     agent: usize,
     window: &[usize],
     times: &[f64],
     tol: &KeyTolerance,
+    played: &dyn Fn([f32; 4]) -> [i16; 4],
 ) -> Reduced {
     let c = &sk.character;
     let a = &sk.agents[agent];
     let n = c.joints.len();
     let m = window.len();
-    let rot = |j: usize, k: usize| -> [f64; 4] { a.rotations[window[k] * n + j].map(f64::from) };
-    let rot_q = |j: usize, k: usize| -> [f64; 4] { normalise(dequantise(quantise(a.rotations[window[k] * n + j]))) };
-    let tr = |j: usize, k: usize| -> [f64; 3] { a.translations[window[k] * n + j].map(f64::from) };
-    // Rest-pose reach of every joint: its farthest descendant.
-    let mut rest_pos: Vec<[f64; 3]> = Vec::with_capacity(n);
-    let mut rest_rot: Vec<[f64; 4]> = Vec::with_capacity(n);
-    for j in &c.joints {
-        let (p, q) = match j.parent {
-            Some(pj) => {
-                let t = rotate(rest_rot[pj], j.translation);
-                (
-                    [rest_pos[pj][0] + t[0], rest_pos[pj][1] + t[1], rest_pos[pj][2] + t[2]],
-                    mul(rest_rot[pj], j.rotation),
-                )
-            }
-            None => (j.translation, j.rotation),
-        };
-        rest_pos.push(p);
-        rest_rot.push(q);
+    if m < 2 {
+        return Reduced { kept: (0..m).collect(), position_error: 0.0, rotation_error: 0.0, contact_error: 0.0 };
     }
-    let mut reach = vec![0.0f64; n];
-    for d in 0..n {
-        let mut k = c.joints[d].parent;
-        while let Some(p) = k {
-            let v: f64 = (0..3).map(|i| (rest_pos[d][i] - rest_pos[p][i]).powi(2)).sum::<f64>().sqrt();
-            reach[p] = reach[p].max(v);
-            k = c.joints[p].parent;
+    let parents: Vec<Option<usize>> = c.joints.iter().map(|j| j.parent).collect();
+    let scales: Vec<[f64; 3]> = c.joints.iter().map(|j| j.scale).collect();
+    // Joints of each foot: the foot joint and its descendants.
+    let mut foot_of = vec![None::<usize>; n];
+    for (side, &f) in [c.left_foot, c.right_foot].iter().enumerate() {
+        foot_of[f] = Some(side);
+    }
+    for j in 0..n {
+        if foot_of[j].is_none() {
+            foot_of[j] = parents[j].and_then(|p| foot_of[p]);
         }
     }
-    let mut scale = 1.0;
-    for _attempt in 0..4 {
-        let pos_tol = tol.position * scale;
-        let mut out = Reduced {
-            rotation: Vec::with_capacity(n),
-            translation: Vec::with_capacity(n),
-            position_error: 0.0,
-            rotation_error: 0.0,
-        };
+    // Extremities: leaf joints and the feet (their position is bounded).
+    let mut extremity: Vec<bool> = (0..n).map(|j| !parents.contains(&Some(j))).collect();
+    extremity[c.left_foot] = true;
+    extremity[c.right_foot] = true;
+    // Baked and played values, and the baked world positions.
+    let baked_q: Vec<[f64; 4]> =
+        window.iter().flat_map(|&w| (0..n).map(move |j| normalise(a.rotations[w * n + j].map(f64::from)))).collect();
+    let played_q: Vec<[f64; 4]> = window
+        .iter()
+        .flat_map(|&w| (0..n).map(move |j| normalise(dequantise(played(a.rotations[w * n + j])))))
+        .collect();
+    let baked_t: Vec<[f64; 3]> =
+        window.iter().flat_map(|&w| (0..n).map(move |j| a.translations[w * n + j].map(f64::from))).collect();
+    let (mut p, mut q, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 4]; n], vec![[0.0; 3]; n]);
+    let mut world = vec![[0.0; 3]; m * n];
+    for k in 0..m {
+        fk(&parents, &scales, |j| baked_q[k * n + j], |j| baked_t[k * n + j], &mut p, &mut q, &mut s);
+        world[k * n..(k + 1) * n].copy_from_slice(&p);
+    }
+    // Which feet each sample has planted, and the samples always kept.
+    let eps = 1e-9;
+    let mut planted = vec![[false; 2]; m];
+    let mut must = vec![false; m];
+    (must[0], must[m - 1]) = (true, true);
+    let agent_t: Vec<f64> = window.iter().map(|&w| a.times[w]).collect();
+    for f in &a.footsteps {
+        for (k, &t) in agent_t.iter().enumerate() {
+            if f.t - eps <= t && t <= f.lift + eps {
+                planted[k][f.foot.index()] = true;
+            }
+        }
+        for event in [f.t, f.lift] {
+            if event >= agent_t[0] && event <= agent_t[m - 1] {
+                let i = agent_t.partition_point(|&t| t < event);
+                let near = if i > 0 && (i == m || event - agent_t[i - 1] < agent_t[i] - event) { i - 1 } else { i };
+                must[near] = true;
+            }
+        }
+    }
+    // Errors at sample `k` played between kept keys `a0` and `c0`
+    // (`k == a0`: the key itself): (position, rotation, contact) over the
+    // joints, stopping early once over `tol` when `stop`.
+    let mut arcs = vec![(0.0, 0.0); n];
+    let mut errors = |a0: usize, c0: usize, ks: std::ops::Range<usize>, stop: bool| -> Option<(f64, f64, f64)> {
         for j in 0..n {
-            let rtol = (tol.rotation * scale).min(pos_tol / reach[j].max(1e-9));
-            out.rotation.push(greedy(m, |s, e| {
-                (s + 1..e).all(|k| {
-                    let u = (times[k] - times[s]) / (times[e] - times[s]);
-                    angle(slerp(rot_q(j, s), rot_q(j, e), u), rot(j, k)) <= rtol
-                })
-            }));
-            let ttol = pos_tol;
-            out.translation.push(greedy(m, |s, e| {
-                (s + 1..e).all(|k| {
-                    let u = (times[k] - times[s]) / (times[e] - times[s]);
-                    let (p, q, x) = (tr(j, s), tr(j, e), tr(j, k));
-                    (0..3).map(|i| (p[i] + (q[i] - p[i]) * u - x[i]).powi(2)).sum::<f64>().sqrt() <= ttol
-                })
-            }));
+            let (qa, qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
+            let d = dot(qa, qc).abs().min(1.0);
+            let th = d.acos();
+            arcs[j] = (th, th.sin());
         }
-        // Measure: world positions and rotations of every joint at every
-        // sample, as played from the kept, quantised keys vs as baked.
-        let mut worst_p = 0.0f64;
-        let mut worst_r = 0.0f64;
-        let mut gp = vec![[0.0; 3]; n];
-        let mut gq = vec![[0.0; 4]; n];
-        let mut hp = vec![[0.0; 3]; n];
-        let mut hq = vec![[0.0; 4]; n];
-        for k in 0..m {
+        let (mut ep, mut er, mut ec) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut p, mut q, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 4]; n], vec![[0.0; 3]; n]);
+        let mut local = vec![[0.0; 4]; n];
+        for k in ks {
+            let u = if c0 == a0 { 0.0 } else { (times[k] - times[a0]) / (times[c0] - times[a0]) };
             for j in 0..n {
-                let (t0, q0) = (tr(j, k), rot(j, k));
-                let t1 = played(
-                    &out.translation[j],
-                    times,
-                    k,
-                    |i| tr(j, i),
-                    |p, q, u| std::array::from_fn(|i| p[i] + (q[i] - p[i]) * u),
-                );
-                let q1 = played(&out.rotation[j], times, k, |i| rot_q(j, i), slerp);
-                worst_r = worst_r.max(angle(q0, q1));
-                match c.joints[j].parent {
-                    Some(p) => {
-                        let (a0, a1) = (rotate(gq[p], t0), rotate(hq[p], t1));
-                        gp[j] = std::array::from_fn(|i| gp[p][i] + a0[i]);
-                        hp[j] = std::array::from_fn(|i| hp[p][i] + a1[i]);
-                        gq[j] = mul(gq[p], q0);
-                        hq[j] = mul(hq[p], q1);
-                    }
-                    None => {
-                        (gp[j], gq[j], hp[j], hq[j]) = (t0, q0, t1, q1);
-                    }
+                let (qa, mut qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
+                if dot(qa, qc) < 0.0 {
+                    qc = qc.map(|x| -x);
                 }
-                let e: f64 = (0..3).map(|i| (gp[j][i] - hp[j][i]).powi(2)).sum::<f64>().sqrt();
-                worst_p = worst_p.max(e);
+                local[j] = slerp_pre(qa, qc, arcs[j].0, arcs[j].1, u);
+                er = er.max(angle(local[j], baked_q[k * n + j]));
+            }
+            let tr = |j: usize| -> [f64; 3] {
+                let (ta, tc) = (baked_t[a0 * n + j], baked_t[c0 * n + j]);
+                std::array::from_fn(|i| ta[i] + (tc[i] - ta[i]) * u)
+            };
+            fk(&parents, &scales, |j| local[j], tr, &mut p, &mut q, &mut s);
+            for j in 0..n {
+                let w = world[k * n + j];
+                let e = (0..3).map(|i| (p[j][i] - w[i]).powi(2)).sum::<f64>().sqrt();
+                match foot_of[j] {
+                    Some(side) if planted[k][side] => {
+                        ec = ec.max((p[j][0] - w[0]).hypot(p[j][2] - w[2]));
+                        ep = ep.max(e);
+                    }
+                    _ if extremity[j] => ep = ep.max(e),
+                    _ => {}
+                }
+            }
+            if stop && (ep > tol.position || er > tol.rotation || ec > tol.contact) {
+                return None;
             }
         }
-        out.position_error = worst_p;
-        out.rotation_error = worst_r;
-        if worst_p <= tol.position && worst_r <= tol.rotation {
-            return out;
+        Some((ep, er, ec))
+    };
+    let mut kept = vec![0];
+    let mut a0 = 0;
+    while a0 + 1 < m {
+        let limit = (a0 + 1..m).find(|&k| must[k]).unwrap_or(m - 1);
+        let mut fits = |c0: usize| errors(a0, c0, a0 + 1..c0, true).is_some();
+        // Gallop: lo fits, hi does not (or is past the limit).
+        let (mut lo, mut hi) = (a0 + 1, limit + 1);
+        let mut len = 2;
+        while a0 + len <= limit {
+            if fits(a0 + len) {
+                lo = a0 + len;
+                len *= 2;
+            } else {
+                hi = a0 + len;
+                break;
+            }
         }
-        scale *= 0.5;
+        if hi == limit + 1 && lo < limit {
+            if fits(limit) {
+                lo = limit;
+            } else {
+                hi = limit;
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        kept.push(lo);
+        a0 = lo;
     }
-    // Every key (quantisation alone is far below any sensible bound).
-    let all: Vec<usize> = (0..m).collect();
-    Reduced { rotation: vec![all.clone(); n], translation: vec![all; n], position_error: 0.0, rotation_error: 0.0 }
+    // Measure every sample as played from the kept keys.
+    let mut out = Reduced { kept, position_error: 0.0, rotation_error: 0.0, contact_error: 0.0 };
+    for w in out.kept.windows(2) {
+        let last = usize::from(w[1] == m - 1);
+        if let Some((ep, er, ec)) = errors(w[0], w[1], w[0]..w[1] + last, false) {
+            out.position_error = out.position_error.max(ep);
+            out.rotation_error = out.rotation_error.max(er);
+            out.contact_error = out.contact_error.max(ec);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn greedy_keeps_the_ends_and_the_corners() {
-        // A polyline 0 → 10 → 0 sampled at integers: the corner stays.
-        let v: Vec<f64> = (0..21).map(|i| if i <= 10 { i as f64 } else { 20.0 - i as f64 }).collect();
-        let kept = greedy(v.len(), |a, c| {
-            (a + 1..c).all(|k| {
-                let u = (k - a) as f64 / (c - a) as f64;
-                (v[a] + (v[c] - v[a]) * u - v[k]).abs() <= 1e-9
-            })
-        });
-        assert_eq!(kept, vec![0, 10, 20]);
-    }
 
     #[test]
     fn quantised_rotations_are_within_a_hundredth_of_a_degree() {

@@ -41,17 +41,24 @@ pub struct GlbOptions {
 /// every joint at every baked sample, world (instance-node) frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyTolerance {
-    /// Largest joint position error. `[Units: m]` `[Limit: > 0]` Default
-    /// 0.001 (1 mm).
+    /// Largest position error of the extremities: the joints with no child
+    /// (head, hands, toes for the built-in character) and the feet.
+    /// `[Units: m]` `[Limit: > 0]` Default 0.001 (1 mm).
     pub position: f64,
     /// Largest joint rotation error (local). `[Units: rad]` `[Limit: > 0]`
     /// Default 0.5° (0.00873 rad).
     pub rotation: f64,
+    /// Largest horizontal position error of the joints of a planted foot
+    /// (the foot joint and those below it, while a footstep holds it: a
+    /// slide). An error that changes from key to key shows as speed (error /
+    /// key interval), so a planted foot gets a far tighter bound than the
+    /// rest. `[Units: m]` `[Limit: > 0]` Default 0.0001 (0.1 mm).
+    pub contact: f64,
 }
 
 impl Default for KeyTolerance {
     fn default() -> Self {
-        KeyTolerance { position: 0.0005, rotation: 0.5_f64.to_radians() }
+        KeyTolerance { position: 0.001, rotation: 0.5_f64.to_radians(), contact: 0.000_1 }
     }
 }
 
