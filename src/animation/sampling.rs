@@ -69,7 +69,9 @@ const KEY_SPEED_BOUND: f64 = 0.004;
 /// Keys of an agent's joint tracks: the regular `times`, with keys inserted
 /// by halving where interpolating the tracks (as glTF LINEAR does, see
 /// [`played_world`]) moves a planted foot away from its footprint (more than
-/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. Interpolating
+/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. The middle of
+/// an interval is synthesised only where the played contact strays from its
+/// footprint, then compared with the synthesised contact. Interpolating
 /// joint rotations is not interpolating the foot's position: without the
 /// extra keys a planted foot slides slightly between keys.
 pub(super) fn refine_keys(
@@ -79,8 +81,9 @@ pub(super) fn refine_keys(
     times: &[f64],
     eval: &dyn Fn(f64) -> Posed,
 ) -> (Vec<f64>, Vec<Posed>) {
-    let planted =
-        |t: f64| -> Vec<Foot> { footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect() };
+    let planted = |t: f64| -> Vec<(Foot, V3)> {
+        footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position))).collect()
+    };
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };
@@ -97,16 +100,26 @@ pub(super) fn refine_keys(
         while let Some((b, lb, depth)) = stack.pop() {
             let tm = 0.5 * (a.0 + b.0);
             let feet = planted(tm);
-            let mid = (depth < MAX_REFINE && !feet.is_empty()).then(|| eval(tm)).filter(|m| {
+            let bound = KEY_SPEED_BOUND * (b.0 - a.0) / 2.0;
+            // A planted contact is where its footprint says (synthesis holds
+            // it there by IK): the played contacts are compared with their
+            // footprints first, and the pose at the middle is synthesised
+            // only where one strays, to compare it with the pose itself.
+            let strays = depth < MAX_REFINE
+                && feet.iter().any(|&(ft, at)| {
+                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact);
+                    (p.x - at.x).hypot(p.z - at.z) > bound
+                });
+            let mid = strays.then(|| eval(tm)).filter(|m| {
                 // Only the planted contacts are compared: their chains alone
                 // are evaluated (the same bits as the whole skeleton's).
-                let d = feet.iter().map(|&ft| {
+                let d = feet.iter().map(|&(ft, _)| {
                     let c = character.foot(ft).contact;
                     let q = m.world(fk::position(&character.skeleton, &m.pose, c));
                     let p = played_joint(character, agent, &la, &lb, 0.5, tm, c);
                     (p.x - q.x).hypot(p.z - q.z)
                 });
-                d.fold(0.0, f64::max) > KEY_SPEED_BOUND * (b.0 - a.0) / 2.0
+                d.fold(0.0, f64::max) > bound
             });
             if let Some(m) = mid {
                 let lm = locals(character, agent, tm, &m);
