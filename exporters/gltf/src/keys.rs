@@ -61,6 +61,7 @@ fn dot(a: [f64; 4], b: [f64; 4]) -> f64 {
 }
 
 /// Angle `[rad]` between two unit quaternions' rotations.
+#[cfg(test)]
 fn angle(a: [f64; 4], b: [f64; 4]) -> f64 {
     2.0 * dot(a, b).abs().clamp(0.0, 1.0).acos()
 }
@@ -196,7 +197,13 @@ pub(crate) fn reduce(
     // Errors at sample `k` played between kept keys `a0` and `c0`
     // (`k == a0`: the key itself): (position, rotation, contact) over the
     // joints, stopping early once over `tol` when `stop`.
+    // Squared bounds, and the rotation bound as |cos(angle / 2)|, so that
+    // the search compares without square roots or arc cosines.
+    let (pos2, contact2) = (tol.position * tol.position, tol.contact * tol.contact);
+    let min_cos = (tol.rotation / 2.0).cos();
     let mut arcs = vec![(0.0, 0.0); n];
+    let (mut p, mut q, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 4]; n], vec![[0.0; 3]; n]);
+    let mut local = vec![[0.0; 4]; n];
     let mut errors = |a0: usize, c0: usize, ks: std::ops::Range<usize>, stop: bool| -> Option<(f64, f64, f64)> {
         for j in 0..n {
             let (qa, qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
@@ -204,9 +211,8 @@ pub(crate) fn reduce(
             let th = d.acos();
             arcs[j] = (th, th.sin());
         }
-        let (mut ep, mut er, mut ec) = (0.0f64, 0.0f64, 0.0f64);
-        let (mut p, mut q, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 4]; n], vec![[0.0; 3]; n]);
-        let mut local = vec![[0.0; 4]; n];
+        // Squared position errors and the smallest |cos(half angle)|.
+        let (mut ep, mut ec, mut cos_r) = (0.0f64, 0.0f64, 1.0f64);
         for k in ks {
             let u = if c0 == a0 { 0.0 } else { (times[k] - times[a0]) / (times[c0] - times[a0]) };
             for j in 0..n {
@@ -215,7 +221,7 @@ pub(crate) fn reduce(
                     qc = qc.map(|x| -x);
                 }
                 local[j] = slerp_pre(qa, qc, arcs[j].0, arcs[j].1, u);
-                er = er.max(angle(local[j], baked_q[k * n + j]));
+                cos_r = cos_r.min(dot(local[j], baked_q[k * n + j]).abs());
             }
             let tr = |j: usize| -> [f64; 3] {
                 let (ta, tc) = (baked_t[a0 * n + j], baked_t[c0 * n + j]);
@@ -224,21 +230,21 @@ pub(crate) fn reduce(
             fk(&parents, &scales, |j| local[j], tr, &mut p, &mut q, &mut s);
             for j in 0..n {
                 let w = world[k * n + j];
-                let e = (0..3).map(|i| (p[j][i] - w[i]).powi(2)).sum::<f64>().sqrt();
+                let d: [f64; 3] = std::array::from_fn(|i| p[j][i] - w[i]);
                 match foot_of[j] {
                     Some(side) if planted[k][side] => {
-                        ec = ec.max((p[j][0] - w[0]).hypot(p[j][2] - w[2]));
-                        ep = ep.max(e);
+                        ec = ec.max(d[0] * d[0] + d[2] * d[2]);
+                        ep = ep.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
                     }
-                    _ if extremity[j] => ep = ep.max(e),
+                    _ if extremity[j] => ep = ep.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]),
                     _ => {}
                 }
             }
-            if stop && (ep > tol.position || er > tol.rotation || ec > tol.contact) {
+            if stop && (ep > pos2 || cos_r < min_cos || ec > contact2) {
                 return None;
             }
         }
-        Some((ep, er, ec))
+        Some((ep.sqrt(), 2.0 * cos_r.min(1.0).acos(), ec.sqrt()))
     };
     let mut kept = vec![0];
     let mut a0 = 0;
