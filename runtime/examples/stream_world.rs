@@ -144,11 +144,11 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
         // Joint poses of every instance of each shown skeletal tile.
         let shown: std::collections::BTreeSet<usize> = s.shown_cells().map(|(_, c)| c.tile).collect();
         for tile in shown {
-            if !joints.contains_key(&tile) {
-                if let Some(sampler) = s.tile(tile).and_then(JointSampler::new) {
-                    let (c, p) = (sampler.cursors(), sampler.poses());
-                    joints.insert(tile, (sampler, c, p));
-                }
+            if let std::collections::hash_map::Entry::Vacant(e) = joints.entry(tile)
+                && let Some(sampler) = s.tile(tile).and_then(JointSampler::new)
+            {
+                let (c, p) = (sampler.cursors(), sampler.poses());
+                e.insert((sampler, c, p));
             }
             if let Some((sampler, cursors, out)) = joints.get_mut(&tile) {
                 let start = Instant::now();

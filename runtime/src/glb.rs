@@ -283,7 +283,7 @@ fn meshopt_view(ext: &serde_json::Value, bin: Option<&[u8]>, path: &str, budget:
     if v.mode != "ATTRIBUTES" {
         return Err(LoadError::gltf(path, format!("mode {} is not read (only ATTRIBUTES)", v.mode)));
     }
-    if v.byte_stride == 0 || v.byte_stride > 256 || v.byte_stride % 4 != 0 {
+    if v.byte_stride == 0 || v.byte_stride > 256 || !v.byte_stride.is_multiple_of(4) {
         return Err(LoadError::gltf(path, format!("byteStride {} is not a multiple of 4 in [4, 256]", v.byte_stride)));
     }
     let size = v.count.checked_mul(v.byte_stride).filter(|&n| n <= budget).ok_or_else(|| {
@@ -335,7 +335,10 @@ fn decode_attributes(_: &[u8], _: usize, _: usize, _: bool, _: usize) -> Result<
 
 /// Bytes per component and the conversion to `f32` of a component type
 /// (glTF 2.0 §3.11: normalised integers map to [0, 1] or [−1, 1]).
-fn component(component_type: u32, normalized: bool) -> Option<(usize, fn(&[u8], bool) -> f32)> {
+/// Reads one component from its bytes (normalised or not).
+type ReadComponent = fn(&[u8], bool) -> f32;
+
+fn component(component_type: u32, normalized: bool) -> Option<(usize, ReadComponent)> {
     fn f(b: &[u8], _: bool) -> f32 {
         f32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }

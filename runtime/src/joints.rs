@@ -80,11 +80,14 @@ pub struct JointPoses {
 impl JointPoses {
     /// The joints of instance `i` of a sampler with `joints` joints per
     /// instance: (translations, rotations, scales).
-    pub fn instance(&self, i: usize, joints: usize) -> (&[[f32; 3]], &[[f32; 4]], &[[f32; 3]]) {
+    pub fn instance(&self, i: usize, joints: usize) -> InstanceJoints<'_> {
         let r = i * joints..(i + 1) * joints;
         (&self.translation[r.clone()], &self.rotation[r.clone()], &self.scale[r])
     }
 }
+
+/// The joints of one instance: (translations, rotations, scales).
+pub type InstanceJoints<'a> = (&'a [[f32; 3]], &'a [[f32; 4]], &'a [[f32; 3]]);
 
 fn quantise(q: [f32; 4]) -> [i16; 4] {
     q.map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16)
@@ -333,9 +336,8 @@ mod tests {
                     Some(c) => {
                         c.sample(tau, &mut single);
                         for j in 0..3 {
-                            for k in 0..3 {
-                                assert!((tr[j][k] - single[j].translation[k]).abs() < 1e-5, "t {t} joint {j}");
-                            }
+                            let d = (0..3).map(|k| (tr[j][k] - single[j].translation[k]).abs()).fold(0.0, f32::max);
+                            assert!(d < 1e-5, "t {t} joint {j}");
                             // Equal up to the sign and the 16-bit quantisation.
                             let d: f32 = (0..4).map(|k| rot[j][k] * single[j].rotation[k]).sum();
                             let close = (0..4).all(|k| (rot[j][k] * d.signum() - single[j].rotation[k]).abs() < 1e-4);

@@ -75,7 +75,7 @@ pub use format::{
     AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,
     PatchHeader, PathKey, PointRef, SceneExtras, Side, Sides,
 };
-pub use joints::{JointCursors, JointPoses, JointSampler};
+pub use joints::{InstanceJoints, JointCursors, JointPoses, JointSampler};
 #[cfg(feature = "glb")]
 pub use load::MAX_INSTANCES;
 pub use pose::{Placement, Poses, PosesMut};
