@@ -298,6 +298,88 @@ pub(crate) fn reduce(
 mod tests {
     use super::*;
 
+    use crowdpatch_runtime::skeletal::{AgentAnimation, Character, CharacterJoint, Foot, Footstep};
+
+    /// Hips swaying and turning, two legs swinging, a foot planted from
+    /// 0.4 s to 1.1 s: `m` samples over 2 s.
+    fn walker(m: usize) -> (SkeletalAnimation, Vec<f64>) {
+        let joint = |name: &str, parent, t: [f64; 3]| CharacterJoint {
+            name: name.into(),
+            parent,
+            translation: t,
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            inverse_bind: [0.0; 16],
+        };
+        let character = Character {
+            name: "test".into(),
+            joints: vec![
+                joint("hips", None, [0.0, 0.9, 0.0]),
+                joint("leg_l", Some(0), [0.1, 0.0, 0.0]),
+                joint("foot_l", Some(1), [0.0, -0.85, 0.0]),
+                joint("leg_r", Some(0), [-0.1, 0.0, 0.0]),
+                joint("foot_r", Some(3), [0.0, -0.85, 0.0]),
+            ],
+            left_foot: 2,
+            right_foot: 4,
+            hips: 0,
+            height: 1.75,
+            primitives: vec![],
+        };
+        let times: Vec<f64> = (0..m).map(|k| 2.0 * k as f64 / (m - 1) as f64).collect();
+        let about_x = |a: f64| [(a / 2.0).sin() as f32, 0.0, 0.0, (a / 2.0).cos() as f32];
+        let about_y = |a: f64| [0.0, (a / 2.0).sin() as f32, 0.0, (a / 2.0).cos() as f32];
+        let (mut rotations, mut translations) = (Vec::new(), Vec::new());
+        for &t in &times {
+            let w = std::f64::consts::TAU * t;
+            rotations.extend([
+                about_y(0.2 * w.sin()),
+                about_x(0.5 * w.sin()),
+                about_x(0.1 * w.cos()),
+                about_x(-0.5 * w.sin()),
+                about_x(0.0),
+            ]);
+            translations.extend([
+                [0.0, (0.9 + 0.02 * (2.0 * w).cos()) as f32, 0.0],
+                [0.1, 0.0, 0.0],
+                [0.0, -0.85, 0.0],
+                [-0.1, 0.0, 0.0],
+                [0.0, -0.85, 0.0],
+            ]);
+        }
+        let footsteps = vec![Footstep { t: 0.4, foot: Foot::Left, position: [0.0, 0.0], heading: 0.0, lift: 1.1 }];
+        let agent = AgentAnimation { footsteps, times: times.clone(), translations, rotations };
+        (SkeletalAnimation { character, sample_interval: 2.0 / (m - 1) as f64, agents: vec![agent] }, times)
+    }
+
+    #[test]
+    fn reduced_keys_hold_every_bound_at_every_sample_and_keep_plants_and_lifts() {
+        let (sk, times) = walker(241);
+        let window: Vec<usize> = (0..times.len()).collect();
+        for tol in [
+            KeyTolerance::default(),
+            KeyTolerance { position: 0.005, rotation: 0.05, contact: 0.001 },
+            // Near the floor of the 16-bit rotations (about 3·10⁻⁵ m at 1 m).
+            KeyTolerance { position: 2e-4, rotation: 2e-3, contact: 5e-5 },
+        ] {
+            let r = reduce(&sk, 0, &window, &times, &tol, &quantise);
+            assert_eq!(r.kept.first(), Some(&0));
+            assert_eq!(r.kept.last(), Some(&240));
+            assert!(r.kept.windows(2).all(|w| w[0] < w[1]));
+            // The samples at the plant (0.4 s) and the lift (1.1 s).
+            assert!(r.kept.contains(&48) && r.kept.contains(&132), "{:?}", r.kept);
+            assert!(r.position_error <= tol.position, "{tol:?}: {r:?}");
+            assert!(r.rotation_error <= tol.rotation + 1e-12, "{tol:?}: {r:?}");
+            assert!(r.contact_error <= tol.contact, "{tol:?}: {r:?}");
+            assert!(r.kept.len() < times.len(), "smooth motion needs fewer keys than samples");
+        }
+        // Looser bounds keep fewer keys.
+        let loose =
+            reduce(&sk, 0, &window, &times, &KeyTolerance { position: 0.01, rotation: 0.1, contact: 0.01 }, &quantise);
+        let tight = reduce(&sk, 0, &window, &times, &KeyTolerance::default(), &quantise);
+        assert!(loose.kept.len() < tight.kept.len(), "{} vs {}", loose.kept.len(), tight.kept.len());
+    }
+
     #[test]
     fn quantised_rotations_are_within_a_hundredth_of_a_degree() {
         for q in [[0.0f32, 0.0, 0.0, 1.0], [0.5, -0.5, 0.5, 0.5], [0.1, 0.7, -0.2, 0.677]] {

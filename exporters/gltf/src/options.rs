@@ -38,7 +38,9 @@ pub struct GlbOptions {
 }
 
 /// The error a skeletal tile may show against the baked motion, measured on
-/// every joint at every baked sample, world (instance-node) frame.
+/// every joint at every baked sample, world (instance-node) frame. Bounds
+/// below the floor of 16-bit rotations (about 3·10⁻⁵ m per metre of chain)
+/// keep every sample and are reported as the error achieved.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyTolerance {
     /// Largest position error of the extremities: the joints with no child
