@@ -1,5 +1,9 @@
 //! Runtime benchmarks (criterion): agent samples per second per core for a
-//! world of a million agents, tile load time, bytes per agent.
+//! world of a million agents, tile load time, bytes per agent; joint samples
+//! per second per core for skeletal tiles (`joints`: the shipped `dense`
+//! patch baked with the built-in character, default and `--compress
+//! meshopt` output loaded back; throughput in joint transforms, i.e.
+//! instances × joints per call) and memory per walker in playback form.
 //!
 //! The tiles are real bakes: the Wang set (K = 2) of the shipped town map,
 //! composed and baked in-process, written as GLB and loaded back by the
@@ -15,7 +19,7 @@ use std::path::Path;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use crowdpatch::compose::{compose_wang, load_map};
 use crowdpatch_gltf::{GlbOptions, write_glb};
-use crowdpatch_runtime::{CrowdSampler, PlacedTile, Poses, Tile, TileCursor, WangSet};
+use crowdpatch_runtime::{CrowdSampler, JointSampler, PlacedTile, Poses, Tile, TileCursor, WangSet};
 
 /// The 16 Wang tiles of the town map, as GLB bytes.
 fn wang_glbs() -> Vec<Vec<u8>> {
@@ -144,5 +148,61 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(runtime, benches);
+/// The shipped `dense` patch, baked skeletal with the built-in character,
+/// written as GLB with `options`.
+fn skeletal_glb(options: &GlbOptions) -> Vec<u8> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("patches/dense.patch.json");
+    let patch = crowdpatch::load_patch(&file).expect("shipped patch");
+    let skeletal = crowdpatch::animation::Skeletal::new(crowdpatch::character::builtin::character()).expect("walks");
+    let bake_options = crowdpatch::BakeOptions { skeletal: Some(std::sync::Arc::new(skeletal)) };
+    let bake = crowdpatch::bake_with(&patch, &bake_options, &mut crowdpatch::Silent).expect("bake");
+    write_glb(&bake.baked(), options).expect("glb")
+}
+
+fn joints(c: &mut Criterion) {
+    let plain = skeletal_glb(&GlbOptions::default());
+    let meshopt =
+        skeletal_glb(&GlbOptions { compression: crowdpatch_gltf::Compression::Meshopt, ..GlbOptions::default() });
+    let mut g = c.benchmark_group("joints");
+    g.sample_size(30);
+    for (name, glb) in [("dense", &plain), ("dense_meshopt", &meshopt)] {
+        let tile = Tile::from_glb(glb).expect("load");
+        let sampler = JointSampler::new(&tile).expect("a skeletal tile");
+        let (n, joints) = (sampler.instance_count(), sampler.joint_count());
+        let walkers = tile.agent_count();
+        let walker_seconds: f64 = tile.extras().agents.iter().map(|a| a.interval[1] - a.interval[0]).sum();
+        eprintln!(
+            "{name}: {} bytes GLB, {walkers} walkers, {n} instances × {joints} joints, {} channels; playback form              {} bytes = {:.0} per walker, {:.0} per walker-second; root keys {} bytes; output {} bytes per instance",
+            glb.len(),
+            sampler.channel_count(),
+            sampler.memory_bytes(),
+            sampler.memory_bytes() as f64 / walkers as f64,
+            sampler.memory_bytes() as f64 / walker_seconds,
+            tile.memory_bytes(),
+            joints * 40,
+        );
+        g.throughput(Throughput::Elements((n * joints) as u64));
+        let (mut cursors, mut out) = (sampler.cursors(), sampler.poses());
+        let mut t = 0.0;
+        g.bench_function(format!("{name}_cursor"), |b| {
+            b.iter(|| {
+                t += 1.0 / 60.0;
+                sampler.sample(black_box(t), &mut cursors, &mut out);
+                black_box(&out);
+            })
+        });
+        // Jumps in time: every call searches its keys.
+        let mut t = 0.0;
+        g.bench_function(format!("{name}_random_times"), |b| {
+            b.iter(|| {
+                t += 3.7;
+                sampler.sample(black_box(t), &mut cursors, &mut out);
+                black_box(&out);
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(runtime, benches, joints);
 criterion_main!(runtime);

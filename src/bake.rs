@@ -109,6 +109,14 @@ pub struct Timings {
     pub footsteps_ms: f64,
     /// Skeletal animation synthesis (skeletal bakes).
     pub animation_ms: f64,
+    /// Walker-periods animated: the agents' path durations summed, over the
+    /// period (skeletal bakes).
+    pub walker_periods: f64,
+    /// Synthesis time per walker-period, [`Timings::animation_ms`] over
+    /// [`Timings::walker_periods`] `[ms]` (skeletal bakes).
+    pub animation_ms_per_walker_period: f64,
+    /// Footstep planning time per walker-period `[ms]` (skeletal bakes).
+    pub footsteps_ms_per_walker_period: f64,
     /// Whole bake.
     pub total_ms: f64,
 }
@@ -292,6 +300,12 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
             });
             timings.footsteps_ms = out.planning_ms;
             timings.animation_ms = out.synthesis_ms;
+            let span: f64 = baked.iter().map(|b| b.end() - b.start()).sum();
+            timings.walker_periods = span / patch.header.period;
+            if timings.walker_periods > 0.0 {
+                timings.animation_ms_per_walker_period = out.synthesis_ms / timings.walker_periods;
+                timings.footsteps_ms_per_walker_period = out.planning_ms / timings.walker_periods;
+            }
             metrics.foot_skate = Some(out.metrics.foot_skate);
             metrics.animation = Some(out.metrics.clone());
             notes.extend(out.notes.iter().cloned());

@@ -404,6 +404,16 @@ fn search(
     let dt = p.time_step;
     let scale = 1000.0; // cost units: millijoules, as integers
     let time_of = |k: i64| t_start + k as f64 * dt;
+    let k_max = ((goal_t - t_start) / dt).floor() as i64;
+    let k_min_step = (p.min_duration / dt).ceil() as i64;
+    let k_max_step = (p.max_duration / dt).floor() as i64;
+    // The path at each grid time, sampled once (the search asks for each
+    // many times); index k_max + 1 holds the goal time.
+    let grid = usize::try_from(k_max + 1).unwrap_or(0).max(1);
+    let path_at: Vec<[f64; 2]> =
+        (0..grid).map(|k| at(agent, time_of(k as i64)).0).chain([at(agent, goal_t).0]).collect();
+    let path_of = |k: i64| path_at[k.clamp(0, grid as i64 - 1) as usize];
+    let goal_pos = path_at[grid];
     let footstep_at = |k: i64, foot: Foot, prev: &Footstep| -> Footstep {
         if k == 0 {
             return start.left;
@@ -417,8 +427,9 @@ fn search(
         let length = ((pn[0] - pp[0]) * h.cos() + (pn[1] - pp[1]) * h.sin()).max(0.0);
         ideal_footstep(gait, agent, foot, t, length)
     };
-    // Cost of a step from `a` (planted, stance) to `b` (landing).
-    let step_cost = |a: &Footstep, b: &Footstep| -> Option<f64> {
+    // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
+    // (landing, root at `rb`).
+    let step_cost = |a: &Footstep, b: &Footstep, ra: [f64; 2], rb: [f64; 2]| -> Option<f64> {
         let dur = b.t - a.t;
         if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
             return None;
@@ -434,8 +445,6 @@ fn search(
         }
         let w = gait.library.weights(a.foot, near);
         let blend = gait.library.blended(&w);
-        let (ra, _) = at(agent, a.t);
-        let (rb, _) = at(agent, b.t);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
@@ -460,23 +469,32 @@ fn search(
     };
     let heuristic = |t: f64, pos: [f64; 2]| -> f64 {
         let tau = (goal_t - t).max(1e-3);
-        let (pg, _) = at(agent, goal_t);
+        let pg = goal_pos;
         let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
         p.mass * (p.e_s * tau + p.e_w * d2 / tau)
     };
-    let k_max = ((goal_t - t_start) / dt).floor() as i64;
-    let k_min_step = (p.min_duration / dt).ceil() as i64;
-    let k_max_step = (p.max_duration / dt).floor() as i64;
     // Footsteps are a function of (k, foot) and the previous plant's time
     // (through the step length); the previous plant is approximated by one
-    // typical step back, which keeps the node small.
-    let typical = |k: i64, foot: Foot| -> Footstep {
+    // typical step back, which keeps the node small. Made once per (k, foot).
+    let typical_of = |k: i64, foot: Foot| -> Footstep {
         if k == 0 {
             return start.left;
         }
         let prev_t = (time_of(k) - 0.55).max(t_start);
         let prev = Footstep { t: prev_t, foot: foot.other(), position: [0.0; 2], heading: 0.0, lift: prev_t };
         footstep_at(k, foot, &prev)
+    };
+    let typical_cache: std::cell::RefCell<Vec<Option<Footstep>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
+    let typical = |k: i64, foot: Foot| -> Footstep {
+        let slot = 2 * k as usize + foot.index();
+        if let Some(f) = typical_cache.borrow().get(slot).copied().flatten() {
+            return f;
+        }
+        let f = typical_of(k, foot);
+        if let Some(x) = typical_cache.borrow_mut().get_mut(slot) {
+            *x = Some(f);
+        }
+        f
     };
     let mut expanded = 0usize;
     let result = pathfinding::prelude::astar(
@@ -485,6 +503,7 @@ fn search(
             expanded += 1;
             let Node::Plant(k, foot) = n else { return Vec::new() };
             let a = typical(k, foot);
+            let ra = path_of(k);
             let next = foot.other();
             let mut out = Vec::new();
             for s in k_min_step..=k_max_step {
@@ -493,13 +512,13 @@ fn search(
                     break;
                 }
                 let b = typical(kb, next);
-                if let Some(c) = step_cost(&a, &b) {
+                if let Some(c) = step_cost(&a, &b, ra, path_of(kb)) {
                     out.push((Node::Plant(kb, next), (c * scale) as i64));
                 }
             }
             // The goal: the right foot lands on the goal's right footprint.
             if next == Foot::Right
-                && let Some(c) = step_cost(&a, &goal.right)
+                && let Some(c) = step_cost(&a, &goal.right, ra, goal_pos)
             {
                 out.push((Node::Goal, (c * scale) as i64));
             }
@@ -509,7 +528,7 @@ fn search(
             Node::Goal => 0,
             Node::Plant(k, _) => {
                 let t = time_of(k);
-                (heuristic(t, at(agent, t).0) * scale) as i64
+                (heuristic(t, path_of(k)) * scale) as i64
             }
         },
         |&n| n == Node::Goal,

@@ -21,6 +21,26 @@ pub enum AnimationArg {
     None,
 }
 
+/// `--compress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompressArg {
+    /// Plain buffers (quantised, reduced keys).
+    None,
+    /// EXT_meshopt_compression.
+    Meshopt,
+}
+
+impl CompressArg {
+    /// The exporter options it stands for.
+    pub fn glb_options(self) -> crowdpatch_gltf::GlbOptions {
+        let compression = match self {
+            CompressArg::None => crowdpatch_gltf::Compression::None,
+            CompressArg::Meshopt => crowdpatch_gltf::Compression::Meshopt,
+        };
+        crowdpatch_gltf::GlbOptions { compression, ..crowdpatch_gltf::GlbOptions::default() }
+    }
+}
+
 /// Arguments of `crowdpatch bake`.
 #[derive(Debug, Args)]
 #[command(
@@ -76,6 +96,15 @@ pub struct BakeArgs {
 
     #[command(flatten)]
     animation: AnimationArgs,
+
+    /// How the GLB's binary data is stored: `none` (joint keys reduced within
+    /// 0.5° per joint, 1 mm at the extremities and 0.1 mm for a planted foot,
+    /// rotations as normalised 16-bit integers; every glTF player), or
+    /// `meshopt` (the same, compressed with
+    /// EXT_meshopt_compression, for players with a meshopt decoder: three.js,
+    /// Babylon.js, Unity glTFast).
+    #[arg(long, value_enum, default_value = "none")]
+    compress: CompressArg,
 
     /// Patches baked at once, 1 to 256 (default: one per core).
     #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -287,17 +316,19 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     }
     plan.create_dirs()?;
     let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
+    let glb_options = args.compress.glb_options();
 
     // 2. Bake in parallel with a progress bar (one bake: its stages).
     let single = jobs.len() == 1;
     let bar = if single { work::stage_bar(args.quiet) } else { work::progress_bar(jobs.len(), "patches", args.quiet) };
     let workers = work::Workers::new(args.jobs.map(usize::from))?;
     let sampling = (args.trajectory_rate, args.trajectory_periods);
-    let outcomes: Vec<Outcome> =
-        workers.map(&jobs, &bar, |job| match bake_one(job, &overrides, &options, sampling, &bar, single) {
+    let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| {
+        match bake_one(job, &overrides, &options, &glb_options, sampling, &bar, single) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },
             Err(e) => Outcome::Failed(e),
-        });
+        }
+    });
     bar.finish_and_clear();
 
     // 3. Summary and exit code.
@@ -447,6 +478,7 @@ fn bake_one(
     job: &Job,
     overrides: &BakeOverrides,
     options: &crowdpatch::BakeOptions,
+    glb_options: &crowdpatch_gltf::GlbOptions,
     trajectory_rate: (f64, usize),
     bar: &ProgressBar,
     single: bool,
@@ -456,7 +488,7 @@ fn bake_one(
         BarObserver { bar, name: job.patch.header.name.clone(), single, max_iterations: patch.solver.max_iterations };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
-    let glb = crowdpatch_gltf::write_glb(&baked, &crowdpatch_gltf::GlbOptions::default())
+    let (glb, stats) = crowdpatch_gltf::write_glb_with_stats(&baked, glb_options)
         .with_context(|| format!("writing the GLB of {}", job.source.display()))?;
     // Every output is made before the first is written, so that a failure
     // leaves the previous outputs as they were.
@@ -465,6 +497,19 @@ fn bake_one(
             let mut json = serde_json::to_value(bake.report()).context("serialising the report")?;
             json["patch"] = serde_json::Value::String(job.source.display().to_string());
             json["glb"] = serde_json::Value::String(job.glb.display().to_string());
+            if let Some(a) = json["metrics"]["animation"].as_object_mut() {
+                a.insert("joint_keys".into(), stats.keys.into());
+                a.insert("key_position_error".into(), stats.position_error.into());
+                a.insert("key_rotation_error".into(), stats.rotation_error.into());
+                a.insert("key_contact_error".into(), stats.contact_error.into());
+            }
+            // Size figures: bytes per walker-second of play (walkers' path
+            // durations summed).
+            let walker_seconds: f64 = baked.agents.iter().map(|a| a.end() - a.start()).sum();
+            json["glb_bytes"] = glb.len().into();
+            if walker_seconds > 0.0 {
+                json["glb_bytes_per_walker_second"] = (glb.len() as f64 / walker_seconds).into();
+            }
             Some(serde_json::to_string_pretty(&json).context("serialising the report")? + "\n")
         }
         None => None,

@@ -39,6 +39,25 @@ pub struct ComposeArgs {
     #[arg(long)]
     force: bool,
 
+    /// How the tiles' agents are animated: `none` (capsules, the compact
+    /// default for worlds) or `skeletal` (skinned characters with footsteps,
+    /// as `bake` does).
+    #[arg(long, value_enum, default_value = "none")]
+    animation: crate::bake::AnimationArg,
+
+    /// Character of `--animation skeletal`: `builtin` or a skinned .glb.
+    #[arg(long, value_name = "NAME|FILE.glb", default_value = "builtin")]
+    character: String,
+
+    /// How the tiles' binary data is stored (as `bake --compress`): `none`
+    /// or `meshopt` (EXT_meshopt_compression; the runtime reads it with its
+    /// `meshopt` feature).
+    #[arg(long, value_enum, default_value = "none")]
+    compress: crate::bake::CompressArg,
+
+    #[command(flatten)]
+    walk: crate::character::WalkArgs,
+
     /// Write a JSON report: compatibility mismatches and seam metrics.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -218,10 +237,34 @@ fn bake_tiles(
     patches: &[crowdpatch::Patch],
 ) -> anyhow::Result<Result<Baked, u8>> {
     let tiles_dir = args.output.join("tiles");
+    // What the GLBs were baked with: a tile baked otherwise is baked again.
+    let stamp = format!("animation {:?}, character {}, compress {:?}\n", args.animation, args.character, args.compress);
+    let options = match args.animation {
+        crate::bake::AnimationArg::None => crowdpatch::BakeOptions::default(),
+        crate::bake::AnimationArg::Skeletal => {
+            let walk_speed =
+                patches.iter().map(|p| p.header.comfort_speed).fold(crowdpatch::model::DEFAULT_COMFORT_SPEED, f64::max);
+            let setup = crate::character::load(&args.character, 1.75, &args.walk, walk_speed)?;
+            if !args.quiet {
+                for n in &setup.notes {
+                    eprintln!("{}: {n}", args.character);
+                }
+            }
+            let sk = crowdpatch::animation::Skeletal::new(setup.character)
+                .with_context(|| format!("--character {}", args.character))?;
+            crowdpatch::BakeOptions { skeletal: Some(std::sync::Arc::new(sk)) }
+        }
+    };
+    let glb_options = args.compress.glb_options();
     let to_bake: Vec<usize> = (0..composition.tiles.len())
         .filter(|&k| {
             let t = &composition.tiles[k];
             args.force
+                || std::fs::read_to_string(tiles_dir.join(format!("{}.bake.txt", t.key))).map_or(
+                    args.animation != crate::bake::AnimationArg::None
+                        || args.compress != crate::bake::CompressArg::None,
+                    |s| s != stamp,
+                )
                 || !tiles_dir.join(format!("{}.glb", t.key)).is_file()
                 || std::fs::read_to_string(tiles_dir.join(format!("{}.patch.json", t.key)))
                     .is_ok_and(|text| text != canonical_text(&t.document))
@@ -233,14 +276,17 @@ fn bake_tiles(
     let results: Vec<anyhow::Result<bool>> = workers.map(&to_bake, &bar, |&k| {
         let tile = &composition.tiles[k];
         let mut observer = Progress { bar: &bar, name: tile.key.clone() };
-        let bake = crowdpatch::bake(&patches[k], &mut observer)?;
-        let glb = crowdpatch_gltf::write_glb(&bake.baked(), &crowdpatch_gltf::GlbOptions::default())
+        let bake = crowdpatch::bake_with(&patches[k], &options, &mut observer)?;
+        let glb = crowdpatch_gltf::write_glb(&bake.baked(), &glb_options)
             .with_context(|| format!("writing the GLB of tile {}", tile.key))?;
         let glb_path = tiles_dir.join(format!("{}.glb", tile.key));
         output::write(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;
         let doc_path = tiles_dir.join(format!("{}.patch.json", tile.key));
         output::write(&doc_path, canonical_text(&tile.document).as_bytes())
             .with_context(|| format!("writing {}", doc_path.display()))?;
+        let stamp_path = tiles_dir.join(format!("{}.bake.txt", tile.key));
+        crowdpatch::io::write_atomic(&stamp_path, stamp.as_bytes())
+            .with_context(|| format!("writing {}", stamp_path.display()))?;
         Ok(bake.converged())
     });
     bar.finish_and_clear();

@@ -18,14 +18,27 @@
 //!
 //! Exit codes, as the README's: 0 success; 2 bad input or another error,
 //! a tile that failed to load included.
+//!
+//! Skeletal tiles (`compose --animation skeletal`, optionally `--compress
+//! meshopt`: run the example with `--features meshopt`) stream the same way;
+//! the budget counts their joint clips, and every frame the example also
+//! samples the local joint transforms of every instance of the shown tiles
+//! ([`JointSampler`]). `--budget MIB` sets the memory budget (default 8).
+//!
+//! ```sh
+//! cargo run --release -- compose maps/town.map.json -o target/town-skeletal --animation skeletal --compress meshopt
+//! cargo run --release -p crowdpatch-runtime --features meshopt --example stream_world -- target/town-skeletal/world.json --budget 48
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
 use crowdpatch_runtime::{
-    DirectorySource, Layout, Obstacle, Placement, Poses, StreamEvent, StreamOptions, Streamer, WangSet, WangWorld,
-    WorldFile,
+    DirectorySource, JointCursors, JointPoses, JointSampler, Layout, Obstacle, Placement, Poses, StreamEvent,
+    StreamOptions, Streamer, WangSet, WangWorld, WorldFile,
 };
 
 /// Frames of the camera path and seconds between them.
@@ -36,12 +49,20 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut world_path = PathBuf::from("target/town/world.json");
     let mut png = PathBuf::from("stream_world.png");
+    let mut budget_mib = 8usize;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--png" => png = args.next().map(PathBuf::from).unwrap_or(png),
+            "--budget" => match args.next().and_then(|b| b.parse().ok()).filter(|&b| b > 0 && b <= 1 << 20) {
+                Some(b) => budget_mib = b,
+                None => {
+                    eprintln!("error: --budget takes a whole number of MiB in [1, 1048576]");
+                    return ExitCode::from(2);
+                }
+            },
             "-h" | "--help" => {
                 println!(
-                    "usage: stream_world [WORLD.json] [--png FILE]\n(compose one with `crowdpatch compose maps/town.map.json -o target/town`)"
+                    "usage: stream_world [WORLD.json] [--png FILE] [--budget MIB]\n(compose one with `crowdpatch compose maps/town.map.json -o target/town`)"
                 );
                 return ExitCode::SUCCESS;
             }
@@ -58,7 +79,8 @@ fn main() -> ExitCode {
     };
     let dir = world_path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let source = DirectorySource::for_world(&dir, &file);
-    let options = StreamOptions { radius: 48.0, hysteresis: 16.0, memory_budget: 8 << 20, workers: 2 };
+    let options = StreamOptions { radius: 48.0, hysteresis: 16.0, memory_budget: budget_mib << 20, workers: 2 };
+    println!("memory budget {budget_mib} MiB");
     let result = match &file.wang {
         Some(w) => {
             let layout = WangWorld { set: WangSet::from_file(w), seed: w.seed, size: file.size };
@@ -93,6 +115,9 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
     let mut sample_time = Duration::ZERO;
     let mut samples = 0usize;
     let snapshot_frame = FRAMES / 2;
+    // Joint samplers of the loaded skeletal tiles (built when a tile shows).
+    let mut joints: HashMap<usize, (JointSampler, JointCursors, JointPoses)> = HashMap::new();
+    let (mut joint_time, mut joint_samples, mut max_loaded) = (Duration::ZERO, 0usize, 0usize);
     for frame in 0..=FRAMES {
         let f = frame as f64 / FRAMES as f64;
         let camera = path(f);
@@ -102,7 +127,10 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
         for e in &events {
             match e {
                 StreamEvent::TileLoaded { .. } => loaded += 1,
-                StreamEvent::TileUnloaded { .. } => unloaded += 1,
+                StreamEvent::TileUnloaded { tile } => {
+                    unloaded += 1;
+                    joints.remove(tile);
+                }
                 StreamEvent::LoadFailed { tile, error } => {
                     failed += 1;
                     eprintln!("tile {tile} failed to load: {error}");
@@ -115,6 +143,23 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
         let cells = s.sample(t, &mut poses);
         sample_time += start.elapsed();
         samples += poses.len();
+        max_loaded = max_loaded.max(s.loaded_bytes());
+        // Joint poses of every instance of each shown skeletal tile.
+        let shown: std::collections::BTreeSet<usize> = s.shown_cells().map(|(_, c)| c.tile).collect();
+        for tile in shown {
+            if let std::collections::hash_map::Entry::Vacant(e) = joints.entry(tile)
+                && let Some(sampler) = s.tile(tile).and_then(JointSampler::new)
+            {
+                let (c, p) = (sampler.cursors(), sampler.poses());
+                e.insert((sampler, c, p));
+            }
+            if let Some((sampler, cursors, out)) = joints.get_mut(&tile) {
+                let start = Instant::now();
+                sampler.sample(t, cursors, out);
+                joint_time += start.elapsed();
+                joint_samples += sampler.instance_count() * sampler.joint_count();
+            }
+        }
         let visible = poses.visible_count();
         max_visible = max_visible.max(visible);
         if frame % 30 == 0 {
@@ -143,6 +188,13 @@ fn run<L: Layout>(mut s: Streamer<L>, path: impl Fn(f64) -> [f64; 2], png: &Path
         failed,
         sample_time.as_secs_f64() * 1e6 / (FRAMES + 1) as f64,
         samples / (FRAMES + 1)
+    );
+    println!(
+        "at most {:.1} MiB of tiles loaded; joint transforms: {} a frame on average, {:.0} µs a frame ({:.0} M/s)",
+        max_loaded as f64 / (1 << 20) as f64,
+        joint_samples / (FRAMES + 1),
+        joint_time.as_secs_f64() * 1e6 / (FRAMES + 1) as f64,
+        joint_samples as f64 / joint_time.as_secs_f64().max(1e-9) / 1e6
     );
     if failed > 0 {
         return Err(format!("{failed} tile load(s) failed (see above)"));

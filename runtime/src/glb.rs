@@ -20,6 +20,12 @@ const CHUNK_JSON: u32 = 0x4E4F_534A;
 const CHUNK_BIN: u32 = 0x004E_4942;
 /// glTF accessor component type FLOAT.
 const FLOAT: u32 = 5126;
+/// glTF accessor component types of integers: BYTE, UNSIGNED_BYTE, SHORT,
+/// UNSIGNED_SHORT.
+const BYTE: u32 = 5120;
+const UNSIGNED_BYTE: u32 = 5121;
+const SHORT: u32 = 5122;
+const UNSIGNED_SHORT: u32 = 5123;
 
 /// The two chunks of a GLB.
 pub(crate) struct Container<'a> {
@@ -126,6 +132,8 @@ pub(crate) struct Accessor {
     pub ty: String,
     #[serde(default)]
     pub sparse: Option<serde_json::Value>,
+    #[serde(default)]
+    pub normalized: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -137,6 +145,8 @@ pub(crate) struct BufferView {
     pub byte_length: u64,
     #[serde(default, rename = "byteStride")]
     pub byte_stride: Option<u64>,
+    #[serde(default)]
+    pub extensions: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -199,15 +209,178 @@ fn components(ty: &str) -> Option<usize> {
     })
 }
 
+/// The binary data of a GLB: its binary chunk and the buffer views that
+/// `EXT_meshopt_compression` compressed, decoded once.
+pub(crate) struct Data<'a> {
+    /// The binary chunk, if any.
+    pub bin: Option<&'a [u8]>,
+    /// Per buffer view: its decoded bytes when it is compressed.
+    decoded: Vec<Option<Vec<u8>>>,
+}
+
+impl<'a> Data<'a> {
+    /// Decodes every compressed buffer view of `root` (mode `ATTRIBUTES`,
+    /// filter `NONE` or `QUATERNION`) from the binary chunk. The decoded
+    /// bytes are bounded by 1 GiB and by 1024 times the binary chunk, so a
+    /// hostile file cannot make the reader allocate without bound.
+    ///
+    /// # Errors
+    /// A compressed view that is malformed or does not decode; any
+    /// compressed view when the crate is built without its `meshopt`
+    /// feature (the error names the feature).
+    pub fn new(root: &Root, bin: Option<&'a [u8]>) -> Result<Data<'a>, LoadError> {
+        let mut decoded = Vec::with_capacity(root.buffer_views.len());
+        let budget = (bin.map_or(0, <[u8]>::len) as u64).saturating_mul(1024).min(1 << 30);
+        let mut used = 0u64;
+        for (i, view) in root.buffer_views.iter().enumerate() {
+            let ext = view.extensions.as_ref().and_then(|e| e.get("EXT_meshopt_compression"));
+            let Some(ext) = ext else {
+                decoded.push(None);
+                continue;
+            };
+            let path = format!("bufferViews[{i}].extensions.EXT_meshopt_compression");
+            let bytes = meshopt_view(ext, bin, &path, budget.saturating_sub(used))?;
+            used += bytes.len() as u64;
+            decoded.push(Some(bytes));
+        }
+        Ok(Data { bin, decoded })
+    }
+}
+
+/// The fields of an `EXT_meshopt_compression` buffer view.
+#[derive(Debug, Deserialize)]
+struct MeshoptView {
+    #[serde(default)]
+    buffer: usize,
+    #[serde(default, rename = "byteOffset")]
+    byte_offset: u64,
+    #[serde(rename = "byteLength")]
+    byte_length: u64,
+    #[serde(rename = "byteStride")]
+    byte_stride: u64,
+    count: u64,
+    mode: String,
+    #[serde(default)]
+    filter: Option<String>,
+}
+
+/// Decodes one compressed view into `count × byteStride` bytes, at most
+/// `budget` of them.
+fn meshopt_view(ext: &serde_json::Value, bin: Option<&[u8]>, path: &str, budget: u64) -> Result<Vec<u8>, LoadError> {
+    let v: MeshoptView =
+        serde_json::from_value(ext.clone()).map_err(|e| LoadError::gltf(path, format!("is malformed: {e}")))?;
+    if v.buffer != 0 {
+        return Err(LoadError::gltf(path, "data outside the GLB's binary chunk is not read"));
+    }
+    let bin = bin.ok_or_else(|| LoadError::gltf(path, "the GLB has no binary chunk"))?;
+    let end = v.byte_offset.checked_add(v.byte_length);
+    if end.is_none_or(|e| e > bin.len() as u64) {
+        return Err(LoadError::gltf(
+            path,
+            format!("bytes {}..+{} lie outside the binary chunk", v.byte_offset, v.byte_length),
+        ));
+    }
+    if v.mode != "ATTRIBUTES" {
+        return Err(LoadError::gltf(path, format!("mode {} is not read (only ATTRIBUTES)", v.mode)));
+    }
+    if v.byte_stride == 0 || v.byte_stride > 256 || !v.byte_stride.is_multiple_of(4) {
+        return Err(LoadError::gltf(path, format!("byteStride {} is not a multiple of 4 in [4, 256]", v.byte_stride)));
+    }
+    let size = v.count.checked_mul(v.byte_stride).filter(|&n| n <= budget).ok_or_else(|| {
+        LoadError::gltf(path, format!("{} elements of {} bytes exceed what the file can hold", v.count, v.byte_stride))
+    })?;
+    let filter = v.filter.as_deref().unwrap_or("NONE");
+    if filter != "NONE" && !(filter == "QUATERNION" && v.byte_stride == 8) {
+        return Err(LoadError::gltf(path, format!("filter {filter} with byteStride {} is not read", v.byte_stride)));
+    }
+    let encoded = &bin[v.byte_offset as usize..(v.byte_offset + v.byte_length) as usize];
+    decode_attributes(encoded, v.count as usize, v.byte_stride as usize, filter == "QUATERNION", size as usize)
+        .map_err(|reason| LoadError::gltf(path, reason))
+}
+
+#[cfg(feature = "meshopt")]
+fn decode_attributes(
+    encoded: &[u8],
+    count: usize,
+    stride: usize,
+    quaternion: bool,
+    size: usize,
+) -> Result<Vec<u8>, String> {
+    let err = |e: meshopt::Error| format!("does not decode: {e:?}");
+    let mut out: Vec<u8> = match stride {
+        4 => meshopt::decode_vertex_buffer::<[u8; 4]>(encoded, count).map_err(err)?.concat(),
+        8 => meshopt::decode_vertex_buffer::<[u8; 8]>(encoded, count).map_err(err)?.concat(),
+        12 => meshopt::decode_vertex_buffer::<[u8; 12]>(encoded, count).map_err(err)?.concat(),
+        16 => meshopt::decode_vertex_buffer::<[u8; 16]>(encoded, count).map_err(err)?.concat(),
+        _ => return Err(format!("byteStride {stride} is not read (4, 8, 12 or 16)")),
+    };
+    if quaternion {
+        let mut q: Vec<[i16; 4]> = out
+            .chunks_exact(8)
+            .map(|c| std::array::from_fn(|k| i16::from_le_bytes([c[2 * k], c[2 * k + 1]])))
+            .collect();
+        meshopt::decode_filter_quat(&mut q);
+        out = q.into_iter().flat_map(|x| x.into_iter().flat_map(i16::to_le_bytes)).collect();
+    }
+    debug_assert_eq!(out.len(), size);
+    Ok(out)
+}
+
+#[cfg(not(feature = "meshopt"))]
+fn decode_attributes(_: &[u8], _: usize, _: usize, _: bool, _: usize) -> Result<Vec<u8>, String> {
+    Err("is compressed with EXT_meshopt_compression; build crowdpatch-runtime with its `meshopt` feature to read it \
+         (or bake without `--compress meshopt`)"
+        .to_owned())
+}
+
+/// Bytes per component and the conversion to `f32` of a component type
+/// (glTF 2.0 §3.11: normalised integers map to [0, 1] or [−1, 1]).
+/// Reads one component from its bytes (normalised or not).
+type ReadComponent = fn(&[u8], bool) -> f32;
+
+fn component(component_type: u32, normalized: bool) -> Option<(usize, ReadComponent)> {
+    fn f(b: &[u8], _: bool) -> f32 {
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn i8n(b: &[u8], n: bool) -> f32 {
+        let v = f32::from(b[0] as i8);
+        if n { (v / 127.0).max(-1.0) } else { v }
+    }
+    fn u8n(b: &[u8], n: bool) -> f32 {
+        let v = f32::from(b[0]);
+        if n { v / 255.0 } else { v }
+    }
+    fn i16n(b: &[u8], n: bool) -> f32 {
+        let v = f32::from(i16::from_le_bytes([b[0], b[1]]));
+        if n { (v / 32767.0).max(-1.0) } else { v }
+    }
+    fn u16n(b: &[u8], n: bool) -> f32 {
+        let v = f32::from(u16::from_le_bytes([b[0], b[1]]));
+        if n { v / 65535.0 } else { v }
+    }
+    Some(match (component_type, normalized) {
+        (FLOAT, false) => (4, f),
+        (BYTE, _) => (1, i8n),
+        (UNSIGNED_BYTE, _) => (1, u8n),
+        (SHORT, _) => (2, i16n),
+        (UNSIGNED_SHORT, _) => (2, u16n),
+        _ => return None,
+    })
+}
+
 /// Reads accessor `index` as `f32` elements of type `ty` (`"SCALAR"`,
 /// `"VEC3"`, …), flattened, checking every bound and that every value is
-/// finite.
+/// finite. FLOAT components are read as they are; BYTE, UNSIGNED_BYTE,
+/// SHORT and UNSIGNED_SHORT ones (quantised data, `KHR_mesh_quantization`)
+/// as their values, or mapped to [−1, 1] / [0, 1] when `normalized`. A view
+/// compressed with `EXT_meshopt_compression` is read from its decoded bytes
+/// ([`Data`]).
 ///
 /// # Errors
-/// An out-of-range index, a type or component type other than expected
-/// (only FLOAT is read), a sparse accessor, data outside its buffer view or
-/// the binary chunk, an external buffer, a non-finite value.
-pub(crate) fn floats(root: &Root, bin: Option<&[u8]>, index: usize, ty: &str) -> Result<Vec<f32>, LoadError> {
+/// An out-of-range index, a type other than expected, an unknown component
+/// type, a sparse accessor, data outside its buffer view or the binary
+/// chunk, an external buffer, a non-finite value.
+pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Result<Vec<f32>, LoadError> {
     let path = format!("accessors[{index}]");
     let a = root.accessors.get(index).ok_or_else(|| {
         LoadError::gltf(&path, format!("does not exist (the file has {} accessors)", root.accessors.len()))
@@ -215,12 +388,16 @@ pub(crate) fn floats(root: &Root, bin: Option<&[u8]>, index: usize, ty: &str) ->
     if a.ty != ty {
         return Err(LoadError::gltf(&path, format!("has type {}, expected {ty}", a.ty)));
     }
-    if a.component_type != FLOAT {
+    let Some((size, convert)) = component(a.component_type, a.normalized) else {
         return Err(LoadError::gltf(
             &path,
-            format!("has component type {}; only FLOAT ({FLOAT}) is read", a.component_type),
+            format!(
+                "has component type {}{}; FLOAT ({FLOAT}), BYTE, UNSIGNED_BYTE, SHORT and UNSIGNED_SHORT are read",
+                a.component_type,
+                if a.normalized { " (normalized)" } else { "" }
+            ),
         ));
-    }
+    };
     if a.sparse.is_some() {
         return Err(LoadError::gltf(&path, "is sparse; sparse accessors are not read"));
     }
@@ -236,49 +413,51 @@ pub(crate) fn floats(root: &Root, bin: Option<&[u8]>, index: usize, ty: &str) ->
         .buffer_views
         .get(view_index)
         .ok_or_else(|| LoadError::gltf(&path, format!("refers to {view_path}, which does not exist")))?;
-    if view.buffer != 0 || root.buffers.first().is_none_or(|b| b.uri.is_some()) {
-        return Err(LoadError::gltf(&view_path, "data outside the GLB's binary chunk is not read"));
-    }
-    let bin = bin.ok_or_else(|| LoadError::gltf(&view_path, "the GLB has no binary chunk"))?;
-    let element = (width * 4) as u64;
+    let element = (width * size) as u64;
+    let (bytes, view_offset, view_length): (&[u8], u64, u64) =
+        match data.decoded.get(view_index).and_then(Option::as_ref) {
+            Some(decoded) => (decoded.as_slice(), 0, decoded.len() as u64),
+            None => {
+                if view.buffer != 0 || root.buffers.first().is_none_or(|b| b.uri.is_some()) {
+                    return Err(LoadError::gltf(&view_path, "data outside the GLB's binary chunk is not read"));
+                }
+                let bin = data.bin.ok_or_else(|| LoadError::gltf(&view_path, "the GLB has no binary chunk"))?;
+                (bin, view.byte_offset, view.byte_length)
+            }
+        };
     let stride = view.byte_stride.unwrap_or(element);
-    if stride < element || stride > 252 || stride % 4 != 0 {
-        return Err(LoadError::gltf(&view_path, format!("byteStride {stride} is invalid for {ty} FLOAT")));
-    }
-    let view_end = view.byte_offset.checked_add(view.byte_length);
-    if view_end.is_none_or(|e| e > bin.len() as u64) {
+    if stride < element || stride > 252 || stride % size as u64 != 0 {
         return Err(LoadError::gltf(
             &view_path,
-            format!(
-                "bytes {}..+{} lie outside the binary chunk of {} bytes",
-                view.byte_offset,
-                view.byte_length,
-                bin.len()
-            ),
+            format!("byteStride {stride} is invalid for {ty} of {size}-byte components"),
+        ));
+    }
+    let view_end = view_offset.checked_add(view_length);
+    if view_end.is_none_or(|e| e > bytes.len() as u64) {
+        return Err(LoadError::gltf(
+            &view_path,
+            format!("bytes {view_offset}..+{view_length} lie outside the binary chunk of {} bytes", bytes.len()),
         ));
     }
     let needed = (a.count - 1)
         .checked_mul(stride)
         .and_then(|n| n.checked_add(element))
         .and_then(|n| n.checked_add(a.byte_offset));
-    if needed.is_none_or(|n| n > view.byte_length) {
+    if needed.is_none_or(|n| n > view_length) {
         return Err(LoadError::gltf(
             &path,
-            format!(
-                "{} elements at offset {} do not fit in {view_path} ({} bytes)",
-                a.count, a.byte_offset, view.byte_length
-            ),
+            format!("{} elements at offset {} do not fit in {view_path} ({view_length} bytes)", a.count, a.byte_offset),
         ));
     }
-    // In bounds of the chunk, so every conversion below fits in usize.
-    let base = (view.byte_offset + a.byte_offset) as usize;
+    // In bounds of the data, so every conversion below fits in usize.
+    let base = (view_offset + a.byte_offset) as usize;
     let (count, stride) = (a.count as usize, stride as usize);
     let mut out = Vec::with_capacity(count * width);
     for e in 0..count {
         let at = base + e * stride;
         for c in 0..width {
-            let o = at + 4 * c;
-            let v = f32::from_le_bytes([bin[o], bin[o + 1], bin[o + 2], bin[o + 3]]);
+            let o = at + size * c;
+            let v = convert(&bytes[o..o + size], a.normalized);
             if !v.is_finite() {
                 return Err(LoadError::gltf(&path, format!("element {e} holds the non-finite value {v}")));
             }
@@ -324,11 +503,30 @@ mod tests {
         let file = glb(json, &bin);
         let c = container(&file).unwrap();
         let r = root(c.json).unwrap();
-        assert_eq!(floats(&r, c.bin, 0, "VEC2").unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
-        assert!(matches!(floats(&r, c.bin, 1, "VEC2"), Err(LoadError::Gltf { .. })));
-        assert!(matches!(floats(&r, c.bin, 2, "VEC2"), Err(LoadError::Gltf { .. })));
-        assert!(matches!(floats(&r, c.bin, 0, "VEC3"), Err(LoadError::Gltf { .. })));
-        assert!(matches!(floats(&r, c.bin, 7, "VEC2"), Err(LoadError::Gltf { .. })));
+        let d = Data::new(&r, c.bin).unwrap();
+        assert_eq!(floats(&r, &d, 0, "VEC2").unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+        assert!(matches!(floats(&r, &d, 1, "VEC2"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, &d, 2, "VEC2"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, &d, 0, "VEC3"), Err(LoadError::Gltf { .. })));
+        assert!(matches!(floats(&r, &d, 7, "VEC2"), Err(LoadError::Gltf { .. })));
+    }
+
+    #[test]
+    fn reads_normalised_shorts_and_refuses_unknown_components() {
+        let bin: Vec<u8> = [32767i16, -32767, 0, -32768].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":8}],
+            "bufferViews":[{"buffer":0,"byteLength":8}],
+            "accessors":[{"bufferView":0,"componentType":5122,"normalized":true,"count":1,"type":"VEC4"},
+                         {"bufferView":0,"componentType":5122,"count":1,"type":"VEC4"},
+                         {"bufferView":0,"componentType":5125,"count":1,"type":"VEC2"}]}"#;
+        let file = glb(json, &bin);
+        let c = container(&file).unwrap();
+        let r = root(c.json).unwrap();
+        let d = Data::new(&r, c.bin).unwrap();
+        assert_eq!(floats(&r, &d, 0, "VEC4").unwrap(), vec![1.0, -1.0, 0.0, -1.0]);
+        assert_eq!(floats(&r, &d, 1, "VEC4").unwrap(), vec![32767.0, -32767.0, 0.0, -32768.0]);
+        let e = floats(&r, &d, 2, "VEC2").unwrap_err().to_string();
+        assert!(e.contains("accessors[2]") && e.contains("5125"), "{e}");
     }
 
     #[test]

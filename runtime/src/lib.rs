@@ -58,6 +58,7 @@ pub mod error;
 pub mod format;
 #[cfg(feature = "glb")]
 mod glb;
+pub mod joints;
 #[cfg(feature = "glb")]
 mod load;
 pub mod pose;
@@ -74,6 +75,7 @@ pub use format::{
     AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,
     PatchHeader, PathKey, PointRef, SceneExtras, Side, Sides,
 };
+pub use joints::{InstanceJoints, JointCursors, JointPoses, JointSampler};
 #[cfg(feature = "glb")]
 pub use load::MAX_INSTANCES;
 pub use pose::{Placement, Poses, PosesMut};

@@ -66,7 +66,8 @@ impl Tile {
         let extras_value = crowdpatch_record(&root)?;
         let extras = parse_extras(&extras_value)?;
         let footsteps = footsteps(&extras_value, extras.agents.len())?;
-        let tracks = tracks(&root, c.bin, &extras)?;
+        let data = glb::Data::new(&root, c.bin)?;
+        let tracks = tracks(&root, &data, &extras)?;
         Ok(Tile::build(extras, tracks, footsteps))
     }
 
@@ -160,7 +161,7 @@ fn footsteps(value: &serde_json::Value, agents: usize) -> Result<Option<Vec<Vec<
 }
 
 /// The root-motion track (and joint clip) of every instance, in agent order.
-fn tracks(root: &Root, bin: Option<&[u8]>, extras: &SceneExtras) -> Result<Vec<Track>, LoadError> {
+fn tracks(root: &Root, bin: &glb::Data<'_>, extras: &SceneExtras) -> Result<Vec<Track>, LoadError> {
     let period = extras.header.period as f32;
     let node_count = root.nodes.len();
     let animation_index = match root.animations.iter().position(|a| a.name.as_deref() == Some("loop")) {
@@ -244,7 +245,7 @@ fn tracks(root: &Root, bin: Option<&[u8]>, extras: &SceneExtras) -> Result<Vec<T
 /// Reads samplers of one animation with their checks.
 struct SamplerReader<'a> {
     root: &'a Root,
-    bin: Option<&'a [u8]>,
+    bin: &'a glb::Data<'a>,
     anim: Option<usize>,
     anim_path: &'a str,
     period: f32,

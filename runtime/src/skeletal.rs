@@ -345,4 +345,19 @@ pub struct AnimationMetrics {
     /// Shortest step (landing along the facing from the stance foot) `[m]`.
     #[cfg_attr(feature = "serde", serde(default))]
     pub step_length_min: f64,
+    /// Joint keys written in the GLB (rotation and translation channels;
+    /// 0 where not reported: files written before it was measured).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub joint_keys: usize,
+    /// Largest extremity position error of the written joint tracks against
+    /// the synthesised samples `[m]` (the key reduction's error).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub key_position_error: f64,
+    /// Largest local joint rotation error of the written tracks `[rad]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub key_rotation_error: f64,
+    /// Largest horizontal error of a planted foot's joints in the written
+    /// tracks `[m]`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub key_contact_error: f64,
 }

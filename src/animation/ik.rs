@@ -4,6 +4,7 @@
 //! of imported rigs whose foot joint hangs outside the leg chain bent onto
 //! the foot. Every function is O(joints) (one pass of global transforms).
 
+use super::fk::{self, Chain, global_of};
 use crate::character::{Character, Pose, Quat, Skeleton, V3, position_of, rotation_of};
 use crowdpatch_runtime::format::Foot;
 
@@ -24,9 +25,11 @@ pub fn two_bone_ik(
     target: V3,
     hinge: Option<V3>,
 ) {
-    let g = sk.globals(pose);
-    let pos = |k: usize| position_of(&g[k]);
-    let (h, k, a) = (pos(upper), pos(lower), pos(end));
+    // Only the chain's joints are needed (the same bits as `sk.globals`).
+    let chain = Chain::new(sk, pose, end);
+    let (g_upper, g_lower, g_end) =
+        (chain.global(sk, pose, upper), chain.global(sk, pose, lower), chain.global(sk, pose, end));
+    let (h, k, a) = (position_of(&g_upper), position_of(&g_lower), position_of(&g_end));
     let (l1, l2) = ((k - h).norm(), (a - k).norm());
     if l1 < 1e-9 || l2 < 1e-9 {
         return;
@@ -35,9 +38,10 @@ pub fn two_bone_ik(
     // Current and wanted knee angles (interior angle at the knee).
     let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
+    let upper_rotation = rotation_of(&g_upper);
     let bend = if let Some(hinge) = hinge {
         // Signed bend (exterior angle) about the hinge, now and wanted.
-        let axis = nalgebra::Unit::new_normalize(rotation_of(&g[upper]) * hinge);
+        let axis = nalgebra::Unit::new_normalize(upper_rotation * hinge);
         let (u, v) = ((k - h).normalize(), (a - k).normalize());
         let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
         Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
@@ -45,21 +49,22 @@ pub fn two_bone_ik(
         let mut axis = (k - h).cross(&(a - k));
         if axis.norm() < 1e-9 {
             // Straight chain: bend about the upper joint's local X.
-            axis = rotation_of(&g[upper]) * V3::x();
+            axis = upper_rotation * V3::x();
         }
         let axis = nalgebra::Unit::new_normalize(axis);
         // Opening the knee angle from `cur` to `want`: rotate the lower bone.
         Quat::from_axis_angle(&axis, cur - want)
     };
-    let parent_lower = rotation_of(&g[upper]);
-    let lower_global = bend * rotation_of(&g[lower]);
+    let parent_lower = upper_rotation;
+    let lower_global = bend * rotation_of(&g_lower);
     pose[lower].rotation = parent_lower.inverse() * lower_global;
-    // Then swing the whole chain at the upper joint onto the target.
-    let g2 = sk.globals(pose);
-    let a2 = position_of(&g2[end]);
+    // Then swing the whole chain at the upper joint onto the target. The
+    // upper joint and its ancestors did not change.
+    let a2 = fk::position(sk, pose, end);
     let swing = Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(Quat::identity);
-    let upper_global = swing * rotation_of(&g2[upper]);
-    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g2[p]));
+    let upper_global = swing * upper_rotation;
+    // The upper joint's parent is unchanged: its chain matrix holds.
+    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&chain.global(sk, pose, p)));
     pose[upper].rotation = parent.inverse() * upper_global;
 }
 
@@ -73,25 +78,26 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
     }
     let sk = &character.skeleton;
     let ankle = character.foot(foot).ankle;
-    let g = sk.globals(pose);
     let chain = sk.joints[ankle].parent.and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)));
     let sided = |j: usize| character.mirror[j] != j;
     match chain {
         Some((thigh, shin)) if sided(thigh) && sided(shin) => {
-            let pos = |j: usize| position_of(&g[j]);
-            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            // The leg's joints only (the same bits as `sk.globals`).
             let contact = character.foot(foot).contact;
-            let ankle_at = pos(ankle) + delta;
+            let chain = Chain::new(sk, pose, contact);
+            let pos = |j: usize| chain.position(sk, pose, j);
+            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
+            let g_ankle = chain.global(sk, pose, ankle);
+            let ankle_at = position_of(&g_ankle) + delta;
             let contact_at = pos(contact) + delta;
             let hip = pos(thigh);
             let roll = heel_roll(ankle_at, contact_at, hip, reach);
-            let foot_global = roll * rotation_of(&g[ankle]);
+            let foot_global = roll * rotation_of(&g_ankle);
             two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
-            let g2 = sk.globals(pose);
-            pose[ankle].rotation = rotation_of(&g2[shin]).inverse() * foot_global;
+            pose[ankle].rotation = rotation_of(&global_of(sk, pose, shin)).inverse() * foot_global;
         }
         _ => {
-            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| g[p]);
+            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| global_of(sk, pose, p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {
                 pose[ankle].translation += inv * delta;
@@ -102,26 +108,48 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
 
 /// The roll of a foot about its contact point (heel up), as a walker does,
 /// that brings its ankle from `ankle_at` within `reach` of the hip joint at
-/// `hip`, rather than let the contact slide; at most 0.8 rad (identity when
-/// the ankle is within reach or the foot has no separate contact joint).
+/// `hip`, rather than let the contact slide; at most [`MAX_HEEL_ROLL`]
+/// (identity when the ankle is within reach or the foot has no separate
+/// contact joint).
+///
+/// The smallest such roll, solved in closed form: rolling the arm
+/// `a = ankle − contact` by θ about the horizontal axis `k` (Rodrigues)
+/// gives `|contact + R(θ)a − hip|² = E + P cos θ + Q sin θ`, which meets
+/// `reach²` at `θ = φ ± acos(S / √(P² + Q²))`. The roll is continuous in its
+/// inputs, so the body it lowers ([`reach_fix`]) moves smoothly. O(1).
 pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
-    let mut roll = Quat::identity();
-    if (ankle_at - contact_at).norm() > 1e-9 && (ankle_at - hip).norm() > reach {
-        let arm = ankle_at - contact_at;
-        let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
-        if let Some(axis) = nalgebra::Unit::try_new(axis, 1e-9) {
-            for k in 1..=160 {
-                let r = Quat::from_axis_angle(&axis, -0.005 * k as f64);
-                let r = if (r * arm).y < arm.y { r.inverse() } else { r };
-                roll = r;
-                if (contact_at + r * arm - hip).norm() <= reach {
-                    break;
-                }
+    let arm = ankle_at - contact_at;
+    if arm.norm() <= 1e-9 || (ankle_at - hip).norm() <= reach {
+        return Quat::identity();
+    }
+    let axis = V3::y().cross(&V3::new(contact_at.x - ankle_at.x, 0.0, contact_at.z - ankle_at.z));
+    let Some(k) = nalgebra::Unit::try_new(axis, 1e-9) else { return Quat::identity() };
+    // The sense that raises the ankle.
+    let dir = if (Quat::from_axis_angle(&k, -1e-3) * arm).y < arm.y { 1.0 } else { -1.0 };
+    let d = contact_at - hip;
+    let (dk, ak) = (d.dot(&k), arm.dot(&k));
+    let e = d.norm_squared() + arm.norm_squared() + 2.0 * dk * ak;
+    let p = 2.0 * (d.dot(&arm) - dk * ak);
+    let q = dir * 2.0 * d.dot(&k.cross(&arm));
+    let (r, phi) = (p.hypot(q), q.atan2(p));
+    // Aimed a hair inside the reach, so that rounding leaves it reached.
+    let inside = reach * (1.0 - 1e-9);
+    let c = (inside * inside - e) / r.max(1e-300);
+    let mut theta = MAX_HEEL_ROLL;
+    if c.abs() <= 1.0 {
+        let w = c.acos();
+        for cand in [phi - w, phi + w] {
+            let t = cand.rem_euclid(std::f64::consts::TAU);
+            if t > 0.0 && t < theta {
+                theta = t;
             }
         }
     }
-    roll
+    Quat::from_axis_angle(&k, dir * theta)
 }
+
+/// Largest heel roll `[rad]` of [`heel_roll`].
+const MAX_HEEL_ROLL: f64 = 0.8;
 
 /// How the body must move (model frame `[m]`) so that each foot, its
 /// contact moved by its `delta` (model frame), is within reach of its leg
@@ -136,13 +164,14 @@ pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
 /// them (BPK §5: the root moves with the stance foot).
 pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
     let sk = &character.skeleton;
-    let g = sk.globals(pose);
-    let pos = |j: usize| position_of(&g[j]);
     // Per foot: hip, reach and the (rolled) ankle target.
     let legs: Vec<(V3, f64, V3, f64)> = feet
         .iter()
         .filter_map(|&(foot, delta, weight)| {
             let ankle = character.foot(foot).ankle;
+            // The foot's chain (the same bits as `sk.globals`).
+            let chain = Chain::new(sk, pose, character.foot(foot).contact);
+            let pos = |j: usize| chain.position(sk, pose, j);
             // A leg that follow_foot bends onto a detached foot joint: its
             // reach is the rest distance from the knee to the foot joint.
             if let Some((upper, lower)) = detached_leg(character, foot) {
@@ -344,6 +373,27 @@ mod tests {
             assert!((moved - delta).norm() < 1e-6, "{foot:?}: contact moved {moved:?}, wanted {delta:?}");
             let turn = rotation_of(&g[ankle]) * rotation_of(&g0[ankle]).inverse();
             assert!(turn.angle() < 1e-6, "the foot keeps its global orientation ({} rad)", turn.angle());
+        }
+    }
+
+    #[test]
+    fn heel_roll_brings_the_ankle_exactly_to_reach_and_is_continuous() {
+        let (contact, hip) = (V3::new(0.0, 0.0, 0.1), V3::new(0.0, 0.9, -0.15));
+        let mut last: Option<f64> = None;
+        for i in 0..200 {
+            // The ankle behind the contact, the hip ever farther.
+            let ankle = V3::new(0.0, 0.08, -0.05);
+            let reach = 0.86 - 1e-4 * f64::from(i);
+            let r = heel_roll(ankle, contact, hip, reach);
+            let rolled = contact + r * (ankle - contact);
+            assert!(rolled.y >= ankle.y - 1e-12, "the heel goes up");
+            if (ankle - hip).norm() > reach && r.angle() < MAX_HEEL_ROLL - 1e-9 {
+                assert!(((rolled - hip).norm() - reach).abs() < 1e-8, "{i}: at reach");
+            }
+            if let Some(l) = last {
+                assert!((r.angle() - l).abs() < 2e-3, "{i}: continuous ({l} → {})", r.angle());
+            }
+            last = Some(r.angle());
         }
     }
 

@@ -28,11 +28,13 @@
 //! |---|---|
 //! | per-step synthesis (blend, transitions, placement, IK), standing agents | [`step`] |
 //! | leg IK: two-bone IK, heel roll, reach fix, detached legs | [`ik`] |
+//! | forward kinematics of single joints | [`fk`] |
 //! | key times, key refinement, local tracks, the trace as played | [`sampling`] |
 //! | where a loop's footsteps close (off its corners) | [`seam`] |
 //! | quality figures | [`metrics`] |
 //! | the quality gate: limits on the animation as played | [`gate`] |
 
+pub mod fk;
 pub mod gate;
 pub mod ik;
 pub mod metrics;
@@ -95,12 +97,12 @@ pub fn animate_with(
     let per_period = (period * skeletal.frame_rate).round().max(2.0);
     let interval = period / per_period;
     let t = std::time::Instant::now();
-    let mut plans = Vec::with_capacity(agents.len());
-    let mut ends_of = Vec::with_capacity(agents.len());
-    let mut gaits = Vec::new();
-    let mut notes = Vec::new();
-    let mut rotated = Vec::with_capacity(agents.len());
-    for (i, (a, b)) in agents.iter().zip(baked).enumerate() {
+    // Each agent is planned and synthesised on its own (in parallel with the
+    // `parallel` feature); results are gathered in agent order, so the
+    // output does not depend on the number of threads.
+    let indices: Vec<usize> = (0..agents.len()).collect();
+    let planned = map_agents(&indices, |&i| {
+        let (a, b) = (&agents[i], &baked[i]);
         let ends = path_ends(a);
         // A loop is planned from where it runs straightest.
         let r = (ends == PathEnds::Loop).then(|| {
@@ -108,7 +110,14 @@ pub fn animate_with(
             (ts > b.start() + 1e-9).then(|| seam::rotate(b, ts, period))
         });
         let r = r.flatten();
-        let plan = plan_agent(gait, character, r.as_ref().unwrap_or(b), ends, period, &skeletal.params);
+        (plan_agent(gait, character, r.as_ref().unwrap_or(b), ends, period, &skeletal.params), ends, r)
+    });
+    let mut plans = Vec::with_capacity(agents.len());
+    let mut ends_of = Vec::with_capacity(agents.len());
+    let mut gaits = Vec::new();
+    let mut notes = Vec::new();
+    let mut rotated = Vec::with_capacity(agents.len());
+    for (i, ((a, b), (plan, ends, r))) in agents.iter().zip(baked).zip(planned).enumerate() {
         rotated.push(r);
         if let Some(p) = &plan
             && p.relaxed
@@ -127,11 +136,10 @@ pub fn animate_with(
     }
     let planning_ms = t.elapsed().as_secs_f64() * 1000.0;
     let t = std::time::Instant::now();
-    let mut out = Vec::with_capacity(agents.len());
-    let mut traces = Vec::with_capacity(agents.len());
-    for (((b, plan), ends), r) in baked.iter().zip(&plans).zip(&ends_of).zip(&rotated) {
+    let synthesised = map_agents(&indices, |&i| {
+        let (b, plan, ends, r) = (&baked[i], &plans[i], &ends_of[i], &rotated[i]);
         let (t0, b) = (b.start(), r.as_ref().unwrap_or(b));
-        let (anim, trace) = match (plan, ends) {
+        match (plan, ends) {
             (Some(plan), PathEnds::Exogenous { entry, exit }) => {
                 let s = gait.boundary(character, b.keys[0].position, *entry, b.start());
                 let e = gait.boundary(character, b.keys[b.keys.len() - 1].position, *exit, b.end());
@@ -152,11 +160,10 @@ pub fn animate_with(
                 }
             }
             _ => step::synthesize_standing(character, gait, b, period, interval),
-        };
-        out.push(anim);
-        traces.push(trace);
-        progress(agents.len() + out.len(), total);
-    }
+        }
+    });
+    let (out, traces): (Vec<_>, Vec<_>) = synthesised.into_iter().unzip();
+    progress(total, total);
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
     let mut metrics = metrics::metrics(character, baked, &out, &traces, period);
     let reference = gate::walk_hip_height(character, &gait.library);
@@ -176,6 +183,20 @@ pub fn animate_with(
         planning_ms,
         synthesis_ms,
         notes,
+    }
+}
+
+/// `f` over `items`, in order: in parallel on the current rayon pool with
+/// the `parallel` feature, one after the other without.
+fn map_agents<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
     }
 }
 

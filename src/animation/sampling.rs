@@ -4,6 +4,7 @@
 //! the instance node, and the trace of the animation *as played* that the
 //! metrics measure.
 
+use super::fk;
 use crate::character::{Character, Pose, Quat, V3, yaw};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep};
 use std::f64::consts::FRAC_PI_2;
@@ -49,6 +50,7 @@ impl Posed {
     }
 
     /// World positions (glTF frame) of every joint.
+    #[cfg(test)]
     pub(super) fn world_positions(&self, character: &Character) -> Vec<V3> {
         character.skeleton.positions(&self.pose).iter().map(|&x| self.world(x)).collect()
     }
@@ -67,7 +69,9 @@ const KEY_SPEED_BOUND: f64 = 0.004;
 /// Keys of an agent's joint tracks: the regular `times`, with keys inserted
 /// by halving where interpolating the tracks (as glTF LINEAR does, see
 /// [`played_world`]) moves a planted foot away from its footprint (more than
-/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. Interpolating
+/// [`KEY_SPEED_BOUND`] allows), at most [`MAX_REFINE`] times. The middle of
+/// an interval is synthesised only where the played contact strays from its
+/// footprint, then compared with the synthesised contact. Interpolating
 /// joint rotations is not interpolating the foot's position: without the
 /// extra keys a planted foot slides slightly between keys.
 pub(super) fn refine_keys(
@@ -77,8 +81,9 @@ pub(super) fn refine_keys(
     times: &[f64],
     eval: &dyn Fn(f64) -> Posed,
 ) -> (Vec<f64>, Vec<Posed>) {
-    let planted =
-        |t: f64| -> Vec<Foot> { footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| f.foot).collect() };
+    let planted = |t: f64| -> Vec<(Foot, V3)> {
+        footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position))).collect()
+    };
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };
@@ -95,15 +100,26 @@ pub(super) fn refine_keys(
         while let Some((b, lb, depth)) = stack.pop() {
             let tm = 0.5 * (a.0 + b.0);
             let feet = planted(tm);
-            let mid = (depth < MAX_REFINE && !feet.is_empty()).then(|| eval(tm)).filter(|m| {
-                let truth = m.world_positions(character);
-                let played = played_world(character, agent, &la, &lb, 0.5, tm);
-                let d = feet.iter().map(|&ft| {
+            let bound = KEY_SPEED_BOUND * (b.0 - a.0) / 2.0;
+            // A planted contact is where its footprint says (synthesis holds
+            // it there by IK): the played contacts are compared with their
+            // footprints first, and the pose at the middle is synthesised
+            // only where one strays, to compare it with the pose itself.
+            let strays = depth < MAX_REFINE
+                && feet.iter().any(|&(ft, at)| {
+                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact);
+                    (p.x - at.x).hypot(p.z - at.z) > bound
+                });
+            let mid = strays.then(|| eval(tm)).filter(|m| {
+                // Only the planted contacts are compared: their chains alone
+                // are evaluated (the same bits as the whole skeleton's).
+                let d = feet.iter().map(|&(ft, _)| {
                     let c = character.foot(ft).contact;
-                    let (p, q) = (played[c], truth[c]);
+                    let q = m.world(fk::position(&character.skeleton, &m.pose, c));
+                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, c);
                     (p.x - q.x).hypot(p.z - q.z)
                 });
-                d.fold(0.0, f64::max) > KEY_SPEED_BOUND * (b.0 - a.0) / 2.0
+                d.fold(0.0, f64::max) > bound
             });
             if let Some(m) = mid {
                 let lm = locals(character, agent, tm, &m);
@@ -168,6 +184,33 @@ fn played_world(
     let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
     let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
     sk.positions(&pose).iter().map(|&x| placed.world(x)).collect()
+}
+
+/// World position (glTF frame) of joint `j` as [`played_world`] gives it,
+/// from its chain alone: O(depth of `j`) rather than O(joints).
+fn played_joint(
+    character: &Character,
+    agent: &BakedAgent,
+    a: &[(V3, Quat)],
+    b: &[(V3, Quat)],
+    s: f64,
+    t: f64,
+    j: usize,
+) -> V3 {
+    let sk = &character.skeleton;
+    let mut pose = sk.rest_pose();
+    let mut k = Some(j);
+    while let Some(i) = k {
+        let ((ta, qa), (tb, qb)) = (&a[i], &b[i]);
+        pose[i].translation = ta.lerp(tb, s);
+        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+        pose[i].rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
+        k = sk.joints[i].parent;
+    }
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
+    placed.world(fk::position(sk, &pose, j))
 }
 
 /// Sample times `i · interval` from the last one at or before the path's

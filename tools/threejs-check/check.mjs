@@ -16,35 +16,50 @@
 //   - seam jump (--seams, for a patch that tiles with itself): every joint of
 //     an agent leaving through an exit point against the agent of the
 //     neighbour tile entering through its mirror point, at the crossing time.
-// Prints one JSON line per file; exits 1 when a figure is over its limit
-// (planted-foot speed mean 0.01 m/s, stance drift p95 1 cm, root deviation
-// p95 5 cm, loop and seam jumps 5 mm) or a walker crouches (hip height over
-// leg length below 0.75 at the 5th percentile).
+//   - against (--against REF.glb): every joint of every visible instance
+//     against the same joint of REF (the same bake written another way, e.g.
+//     uncompressed), at every step: largest and 95th-percentile distance, and
+//     the largest for the feet (posture and feet of a compressed file against
+//     the plain one).
+// Files compressed with EXT_meshopt_compression are decoded with three.js's
+// meshopt decoder. Prints one JSON line per file; exits 1 when a figure is
+// over its limit (planted-foot speed mean 0.01 m/s, stance drift p95 1 cm,
+// root deviation p95 5 cm, loop and seam jumps 5 mm, feet against the
+// reference 1.5 mm) or a walker crouches (hip height over leg length below
+// 0.75 at the 5th percentile).
 //
-// Usage: node check.mjs [--seams] [--dt 0.0103] FILE.glb...
+// Usage: node check.mjs [--seams] [--dt 0.0103] [--against REF.glb] FILE.glb...
 // The default step, 1/97 s, is no divisor of the key interval, so the
 // figures include what a player shows between keys.
 import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 
-const LIMITS = { plantedSpeedMean: 0.01, stanceDriftP95: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005 };
+const LIMITS = {
+  plantedSpeedMean: 0.01, stanceDriftP95: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005,
+  // Against a reference: the stated bound of the key reduction (1 mm) with
+  // room for the player's own f32 arithmetic.
+  againstFeetMax: 0.0015,
+};
 // Lower limits: hip height over leg length at the 5th percentile.
 const FLOORS = { hipHeightP5: 0.75 };
 
 const args = process.argv.slice(2);
 let seams = false;
 let dt = 1 / 97;
+let against = null;
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--seams') seams = true;
   else if (args[i] === '--dt') dt = Number(args[++i]);
+  else if (args[i] === '--against') against = args[++i];
   else files.push(args[i]);
 }
 
 function parse(buffer) {
   return new Promise((resolve, reject) => {
-    new GLTFLoader().parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject);
+    new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject);
   });
 }
 
@@ -230,11 +245,46 @@ function seamJump(m) {
   return { seamsChecked: checked, seamJump: worst };
 }
 
+// Joint distances of `m` against the reference `r` (same bake).
+function compare(m, r) {
+  const period = m.extras.period;
+  const steps = Math.round(period / dt);
+  const all = [];
+  let feetMax = 0;
+  let rootMax = 0;
+  for (let s = 0; s <= steps; s++) {
+    const tau = Math.min(s * dt, period - 1e-6);
+    setTime(m, tau);
+    setTime(r, tau);
+    m.instances.forEach((inst, i) => {
+      if (inst.node.scale.x <= 0.5) return;
+      const other = r.instances[i];
+      const ch = m.extras.character;
+      inst.list.forEach((o, j) => {
+        const d = o.getWorldPosition(new THREE.Vector3()).distanceTo(other.list[j].getWorldPosition(new THREE.Vector3()));
+        all.push(d);
+        if (j === ch.left_foot || j === ch.right_foot) feetMax = Math.max(feetMax, d);
+        if (j === ch.hips) rootMax = Math.max(rootMax, d);
+      });
+    });
+  }
+  all.sort((a, b) => a - b);
+  return {
+    against,
+    againstJointMax: all.length ? all[all.length - 1] : 0,
+    againstJointP95: all.length ? all[Math.round((all.length - 1) * 0.95)] : 0,
+    againstFeetMax: feetMax,
+    againstRootMax: rootMax,
+  };
+}
+
+const reference = against ? await load(against) : null;
 let failed = false;
 for (const file of files) {
   const m = await load(file);
   const out = { file, character: m.extras.character?.name, instances: m.instances.length, ...measure(m) };
   if (seams) Object.assign(out, seamJump(m));
+  if (reference) Object.assign(out, compare(m, reference));
   const over = Object.entries(LIMITS).filter(([k, v]) => out[k] !== undefined && out[k] > v).map(([k]) => k)
     .concat(Object.entries(FLOORS).filter(([k, v]) => out[k] !== undefined && out[k] < v).map(([k]) => k));
   out.over = over;

@@ -10,6 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 
 const args = process.argv.slice(2);
 const file = args[0];
@@ -23,7 +24,7 @@ for (let i = 2; i < args.length; i++) {
 
 const buffer = readFileSync(file);
 const gltf = await new Promise((resolve, reject) =>
-  new GLTFLoader().parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject));
+  new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject));
 const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
 const mixer = new THREE.AnimationMixer(gltf.scene);
 mixer.clipAction(gltf.animations.find((c) => c.name === 'loop')).play();

@@ -186,6 +186,34 @@ impl AnimationBuilder {
         });
     }
 
+    /// Adds a sampler over `input` and an `output` accessor already written,
+    /// and a channel driving `path` of `node` with it.
+    pub fn channel_with_output(
+        &mut self,
+        node: json::Index<json::Node>,
+        path: json::animation::Property,
+        input: json::Index<json::Accessor>,
+        interpolation: json::animation::Interpolation,
+        output: json::Index<json::Accessor>,
+    ) {
+        let sampler = json::Index::push(
+            &mut self.samplers,
+            json::animation::Sampler {
+                extensions: None,
+                extras: None,
+                input,
+                interpolation: Valid(interpolation),
+                output,
+            },
+        );
+        self.channels.push(json::animation::Channel {
+            sampler,
+            target: json::animation::Target { extensions: None, extras: None, node, path: Valid(path) },
+            extensions: None,
+            extras: None,
+        });
+    }
+
     /// Adds the translation, rotation and scale channels of an instance node.
     pub fn instance(&mut self, b: &mut Builder, node: json::Index<json::Node>, track: &InstanceTrack) {
         use json::animation::{Interpolation, Property};

@@ -18,6 +18,7 @@ use json::validation::USize64;
 
 use crate::error::ExportError;
 use crate::geometry::MeshData;
+use crate::options::Compression;
 
 /// What a buffer view holds; views are created on first use, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,8 +27,12 @@ pub(crate) enum ViewKind {
     Vertex { stride: usize },
     /// Index data.
     Index,
-    /// Animation sampler inputs and outputs.
+    /// Animation sampler inputs and outputs (callers' kind; stored by
+    /// element size, [`ViewKind::AnimationElements`]).
     Animation,
+    /// Animation data whose elements are this many bytes long: one view per
+    /// element size, so that each can be compressed as one stream.
+    AnimationElements(usize),
     /// Inverse bind matrices of skins.
     Skin,
 }
@@ -71,10 +76,12 @@ pub(crate) struct Builder {
     view_of: BTreeMap<ViewKind, usize>,
     /// Materials created so far, by name, so that meshes of a kind share one.
     materials: BTreeMap<&'static str, json::Index<json::Material>>,
+    /// How the binary chunk is stored.
+    compression: Compression,
 }
 
 impl Builder {
-    pub fn new() -> Self {
+    pub fn new(compression: Compression) -> Self {
         let root = json::Root {
             asset: json::Asset {
                 generator: Some(format!("crowdpatch-gltf {}", env!("CARGO_PKG_VERSION"))),
@@ -82,12 +89,16 @@ impl Builder {
             },
             ..Default::default()
         };
-        Builder { root, views: Vec::new(), view_of: BTreeMap::new(), materials: BTreeMap::new() }
+        Builder { root, views: Vec::new(), view_of: BTreeMap::new(), materials: BTreeMap::new(), compression }
     }
 
     /// Appends `bytes` to the view of `kind`; returns the view and the byte
     /// offset of the data inside it.
     fn append(&mut self, kind: ViewKind, bytes: &[u8]) -> (json::Index<json::buffer::View>, usize) {
+        let kind = match kind {
+            ViewKind::Animation => ViewKind::AnimationElements(4),
+            k => k,
+        };
         let view = match self.view_of.get(&kind) {
             Some(&v) => v,
             None => {
@@ -99,7 +110,7 @@ impl Builder {
                         (Some(Valid(json::buffer::Target::ArrayBuffer)), Some(json::buffer::Stride(stride)))
                     }
                     ViewKind::Index => (Some(Valid(json::buffer::Target::ElementArrayBuffer)), None),
-                    ViewKind::Animation | ViewKind::Skin => (None, None),
+                    ViewKind::Animation | ViewKind::AnimationElements(_) | ViewKind::Skin => (None, None),
                 };
                 // Offsets and lengths are filled in by `finish`.
                 self.root.push(json::buffer::View {
@@ -118,7 +129,11 @@ impl Builder {
         let data = &mut self.views[view];
         let offset = data.len();
         data.extend_from_slice(bytes);
-        while !data.len().is_multiple_of(4) {
+        let align = match kind {
+            ViewKind::AnimationElements(size) => size,
+            _ => 4,
+        };
+        while !data.len().is_multiple_of(align) {
             data.push(0);
         }
         (json::Index::new(view as u32), offset)
@@ -137,6 +152,10 @@ impl Builder {
         let width = ty.width();
         debug_assert_eq!(values.len() % width, 0);
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let kind = match kind {
+            ViewKind::Animation => ViewKind::AnimationElements(4 * width),
+            k => k,
+        };
         let (view, offset) = self.append(kind, &bytes);
         let (min, max) = if bounds && !values.is_empty() {
             let mut min = values[..width].to_vec();
@@ -163,6 +182,33 @@ impl Builder {
             max,
             name: None,
             normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// Pushes an accessor of normalised `i16` elements of `width` components
+    /// (animation rotations: glTF 2.0 allows normalised SHORT outputs).
+    pub fn shorts(&mut self, kind: ViewKind, ty: FloatType, values: &[i16]) -> json::Index<json::Accessor> {
+        let width = ty.width();
+        debug_assert_eq!(values.len() % width, 0);
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let kind = match kind {
+            ViewKind::Animation => ViewKind::AnimationElements(2 * width),
+            k => k,
+        };
+        let (view, offset) = self.append(kind, &bytes);
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: Some(USize64::from(offset)),
+            count: USize64::from(values.len() / width),
+            component_type: Valid(json::accessor::GenericComponentType(json::accessor::ComponentType::I16)),
+            extensions: None,
+            extras: None,
+            type_: Valid(ty.json()),
+            min: None,
+            max: None,
+            name: None,
+            normalized: true,
             sparse: None,
         })
     }
@@ -343,7 +389,18 @@ impl Builder {
                 uri: None,
             });
         }
-        let json = json::serialize::to_vec(&self.root).map_err(|source| ExportError::Json { source })?;
+        let mut json = json::serialize::to_vec(&self.root).map_err(|source| ExportError::Json { source })?;
+        if self.compression == Compression::Meshopt {
+            let size_of: BTreeMap<usize, usize> = self
+                .view_of
+                .iter()
+                .filter_map(|(kind, &v)| match kind {
+                    ViewKind::AnimationElements(size) => Some((v, *size)),
+                    _ => None,
+                })
+                .collect();
+            (json, bin) = crate::meshopt::compress(&json, &size_of, &self.views, bin)?;
+        }
         // 12-byte header, 8-byte chunk headers, chunks padded to 4 bytes.
         let total = 12 + 8 + json.len().div_ceil(4) * 4 + if bin.is_empty() { 0 } else { 8 + bin.len() };
         if total > u32::MAX as usize {

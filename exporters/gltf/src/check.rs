@@ -60,6 +60,17 @@ pub(crate) fn options(options: &GlbOptions) -> Result<(), ExportError> {
     };
     height("obstacle_height", options.obstacle_height)?;
     height("agent_height", options.agent_height)?;
+    if let Some(t) = &options.key_tolerance {
+        for (option, value) in [
+            ("key_tolerance.position", t.position),
+            ("key_tolerance.rotation", t.rotation),
+            ("key_tolerance.contact", t.contact),
+        ] {
+            if !(value > 0.0 && value <= 1.0) {
+                return Err(ExportError::InvalidOption { option, value, expected: "finite, > 0 and ≤ 1 (m or rad)" });
+            }
+        }
+    }
     if !(GlbOptions::MIN_CIRCLE_SEGMENTS..=GlbOptions::MAX_CIRCLE_SEGMENTS).contains(&options.circle_segments) {
         return Err(ExportError::InvalidOption {
             option: "circle_segments",

@@ -141,6 +141,27 @@ pub enum ExportError {
         expected: &'static str,
     },
 
+    /// Compression was asked for but this build cannot do it.
+    #[error(
+        "{compression} compression is not available: build crowdpatch-gltf with its `{feature}` feature (the \
+         crowdpatch command line has it)"
+    )]
+    CompressionUnavailable {
+        /// The compression asked for.
+        compression: &'static str,
+        /// The feature that provides it.
+        feature: &'static str,
+    },
+
+    /// The compressor failed (should not happen; report it as a bug).
+    #[error("meshopt compression of buffer view {view} failed: {reason}")]
+    Compression {
+        /// The buffer view.
+        view: usize,
+        /// The compressor's word.
+        reason: String,
+    },
+
     /// The file would exceed the 4 GiB a GLB container can address.
     #[error("the GLB would need {bytes} bytes, more than a GLB can hold (4 GiB); split the patch")]
     TooLarge {

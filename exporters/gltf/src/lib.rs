@@ -90,11 +90,14 @@ mod builder;
 mod check;
 mod error;
 mod geometry;
+mod keys;
+mod meshopt;
 mod options;
 mod skeletal;
 
 pub use error::ExportError;
-pub use options::{GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+pub use options::{Compression, GlbOptions, KeyTolerance, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+pub use skeletal::TrackStats;
 
 use crowdpatch_runtime::FORMAT_VERSION;
 #[cfg(doc)]
@@ -142,20 +145,41 @@ const GROUND_COLOUR: [f32; 3] = [0.55, 0.60, 0.50];
 /// # Panics
 /// Never, for any input.
 pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, ExportError> {
+    write_glb_with_stats(patch, options).map(|(glb, _)| glb)
+}
+
+/// [`write_glb`], with the figures of the skeletal joint tracks it wrote
+/// (all zero for a patch without skeletal animation); they are also written
+/// into `extras.crowdpatch.metrics.animation` (`joint_keys`,
+/// `key_position_error`, `key_rotation_error`, `key_contact_error`).
+///
+/// # Errors
+/// As [`write_glb`].
+pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<(Vec<u8>, TrackStats), ExportError> {
     check::options(options)?;
     check::patch(patch)?;
     if let Some(sk) = &patch.skeletal {
         skeletal::check(patch, sk)?;
     }
 
-    let mut b = Builder::new();
+    if options.compression == Compression::Meshopt && !cfg!(feature = "meshopt") {
+        return Err(ExportError::CompressionUnavailable { compression: "meshopt", feature: "meshopt" });
+    }
+    let mut b = Builder::new(options.compression);
     let mut animation = AnimationBuilder::default();
     let mut roots = Vec::new();
 
-    let agents = match &patch.skeletal {
-        Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, &mut roots),
-        None => agent_nodes(&mut b, &mut animation, patch, options, &mut roots),
+    let (agents, stats) = match &patch.skeletal {
+        Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, options, &mut roots),
+        None => (agent_nodes(&mut b, &mut animation, patch, options, &mut roots), TrackStats::default()),
     };
+    let mut metrics = patch.metrics.clone();
+    if let Some(a) = metrics.animation.as_mut() {
+        a.joint_keys = stats.keys;
+        a.key_position_error = stats.position_error;
+        a.key_rotation_error = stats.rotation_error;
+        a.key_contact_error = stats.contact_error;
+    }
     obstacle_nodes(&mut b, patch, options, &mut roots)?;
     if options.ground {
         roots.push(ground_node(&mut b, patch));
@@ -174,7 +198,7 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         patterns: patch.patterns.clone(),
         obstacles: patch.obstacles.clone(),
         agents,
-        metrics: patch.metrics.clone(),
+        metrics,
         character: patch.skeletal.as_ref().map(|sk| skeletal::character_extras(sk)),
     };
     let scene = b.root.push(json::Scene {
@@ -184,7 +208,7 @@ pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, Ex
         nodes: roots,
     });
     b.root.scene = Some(scene);
-    b.finish()
+    Ok((b.finish()?, stats))
 }
 
 /// `{"crowdpatch": extras}` as raw JSON.

@@ -27,6 +27,55 @@ pub struct GlbOptions {
     /// Sides of the cylinder of a circular obstacle.
     /// `[Limit: 24 ≤ n ≤ 4096]` Default 32.
     pub circle_segments: u32,
+    /// Error bound of the skeletal joint tracks ([`crate::keys`]): keys are
+    /// removed while every joint stays within it, rotations are stored as
+    /// normalised 16-bit integers. `None` writes every baked sample as
+    /// `f32` (the larger output of earlier versions). Default
+    /// `Some(KeyTolerance::default())`.
+    pub key_tolerance: Option<KeyTolerance>,
+    /// Compression of the binary data. Default [`Compression::None`].
+    pub compression: Compression,
+}
+
+/// The error a skeletal tile may show against the baked motion, measured on
+/// every joint at every baked sample, world (instance-node) frame. Bounds
+/// below the floor of 16-bit rotations (about 3·10⁻⁵ m per metre of chain)
+/// keep every sample and are reported as the error achieved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyTolerance {
+    /// Largest position error of the extremities: the joints with no child
+    /// (head, hands, toes for the built-in character) and the feet.
+    /// `[Units: m]` `[Limit: > 0]` Default 0.001 (1 mm).
+    pub position: f64,
+    /// Largest joint rotation error (local). `[Units: rad]` `[Limit: > 0]`
+    /// Default 0.5° (0.00873 rad).
+    pub rotation: f64,
+    /// Largest horizontal position error of the joints of a planted foot
+    /// (the foot joint and those below it, while a footstep holds it: a
+    /// slide). An error that changes from key to key shows as speed (error /
+    /// key interval), so a planted foot gets a far tighter bound than the
+    /// rest. `[Units: m]` `[Limit: > 0]` Default 0.0001 (0.1 mm).
+    pub contact: f64,
+}
+
+impl Default for KeyTolerance {
+    fn default() -> Self {
+        KeyTolerance { position: 0.001, rotation: 0.5_f64.to_radians(), contact: 0.000_1 }
+    }
+}
+
+/// How the binary chunk is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Plain buffer views.
+    #[default]
+    None,
+    /// The animation data compressed with `EXT_meshopt_compression`
+    /// (meshoptimizer's attribute codec, version 0; rotations with its
+    /// quaternion filter), for players that decode it (three.js with its
+    /// meshopt decoder, Babylon.js, Unity glTFast). Needs the exporter's
+    /// `meshopt` feature; the extension is required, there is no fallback.
+    Meshopt,
 }
 
 impl GlbOptions {
@@ -38,6 +87,13 @@ impl GlbOptions {
 
 impl Default for GlbOptions {
     fn default() -> Self {
-        GlbOptions { obstacle_height: 0.8, agent_height: 1.75, ground: true, circle_segments: 32 }
+        GlbOptions {
+            obstacle_height: 0.8,
+            agent_height: 1.75,
+            ground: true,
+            circle_segments: 32,
+            key_tolerance: Some(KeyTolerance::default()),
+            compression: Compression::None,
+        }
     }
 }

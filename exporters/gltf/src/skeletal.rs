@@ -9,6 +9,8 @@ use gltf_json as json;
 use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
 use crate::builder::{Builder, FloatType, ViewKind};
 use crate::error::ExportError;
+use crate::keys;
+use crate::options::GlbOptions;
 
 fn bad(path: impl Into<String>, reason: impl Into<String>) -> ExportError {
     ExportError::InvalidSkeletal { path: path.into(), reason: reason.into() }
@@ -139,6 +141,19 @@ pub(crate) fn window_keys(times: &[f64], k: i64, period: f64) -> Vec<(f32, usize
     keys
 }
 
+/// Figures of the joint tracks written.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TrackStats {
+    /// Joint keys written (rotation and translation channels).
+    pub keys: usize,
+    /// Largest joint position error measured `[m]`.
+    pub position_error: f64,
+    /// Largest joint rotation error measured `[rad]`.
+    pub rotation_error: f64,
+    /// Largest position error of a planted foot's joints `[m]`.
+    pub contact_error: f64,
+}
+
 /// The character record of the scene extras.
 pub(crate) fn character_extras(sk: &SkeletalAnimation) -> CharacterExtras {
     let c = &sk.character;
@@ -163,10 +178,13 @@ pub(crate) fn agent_nodes(
     animation: &mut AnimationBuilder,
     patch: &BakedPatch,
     sk: &SkeletalAnimation,
+    options: &GlbOptions,
     roots: &mut Vec<json::Index<json::Node>>,
-) -> Vec<AgentExtras> {
+) -> (Vec<AgentExtras>, TrackStats) {
+    let mut stats = TrackStats::default();
+    let played = crate::meshopt::played_rotation(options.compression);
     if patch.agents.is_empty() {
-        return Vec::new();
+        return (Vec::new(), stats);
     }
     let c = &sk.character;
     let n = c.joints.len();
@@ -192,7 +210,32 @@ pub(crate) fn agent_nodes(
             // The keys of this window of play time: (τ, sample index).
             let window = window_keys(&anim.times, k, patch.header.period);
             let tau: Vec<f32> = window.iter().map(|w| w.0).collect();
-            let input = animation.input(b, &tau);
+            // With a tolerance: the visible part of the window only (a hidden
+            // instance shows nothing; players hold the first and last keys),
+            // reduced within the tolerance to key times shared by all the
+            // instance's joint channels, rotations as normalised shorts. The
+            // keys are chosen on the plain quantised rotations whatever the
+            // compression, so a compressed file keeps the keys of the plain
+            // one (its filter moves a rotation by ~10⁻⁵ rad).
+            let reduced = options.key_tolerance.map(|tol| {
+                let eps = 1e-6 * patch.header.period;
+                let (start, end) = (agent.start() - eps, agent.end() + eps);
+                let mut visible: Vec<(f32, usize)> =
+                    window.iter().copied().filter(|w| (start..=end).contains(&anim.times[w.1])).collect();
+                if visible.len() < 2 {
+                    visible.clone_from(&window);
+                }
+                let idx: Vec<usize> = visible.iter().map(|w| w.1).collect();
+                let times: Vec<f64> = visible.iter().map(|w| f64::from(w.0)).collect();
+                let r = keys::reduce(sk, i, &idx, &times, &tol, &keys::quantise);
+                stats.position_error = stats.position_error.max(r.position_error);
+                stats.rotation_error = stats.rotation_error.max(r.rotation_error);
+                stats.contact_error = stats.contact_error.max(r.contact_error);
+                let t: Vec<f32> = r.kept.iter().map(|&k| visible[k].0).collect();
+                let input = animation.input(b, &t);
+                let samples: Vec<usize> = r.kept.iter().map(|&k| visible[k].1).collect();
+                (input, samples)
+            });
             let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
             for (j, joint) in c.joints.iter().enumerate() {
                 let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
@@ -206,25 +249,42 @@ pub(crate) fn agent_nodes(
                 });
                 let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
                 let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
-                if varies3 {
-                    let values: Vec<f32> = tr.iter().flatten().copied().collect();
-                    let keys = Keys {
-                        input,
-                        interpolation: json::animation::Interpolation::Linear,
-                        ty: FloatType::Vec3,
-                        values: &values,
-                    };
-                    animation.channel(b, node, json::animation::Property::Translation, keys);
-                }
-                if varies4 {
-                    let values: Vec<f32> = rot.iter().flatten().copied().collect();
-                    let keys = Keys {
-                        input,
-                        interpolation: json::animation::Interpolation::Linear,
-                        ty: FloatType::Vec4,
-                        values: &values,
-                    };
-                    animation.channel(b, node, json::animation::Property::Rotation, keys);
+                use json::animation::{Interpolation, Property};
+                if let Some((input, samples)) = &reduced {
+                    if varies3 {
+                        let values: Vec<f32> = samples.iter().flat_map(|&k| anim.translations[k * n + j]).collect();
+                        let keys = Keys {
+                            input: *input,
+                            interpolation: Interpolation::Linear,
+                            ty: FloatType::Vec3,
+                            values: &values,
+                        };
+                        animation.channel(b, node, Property::Translation, keys);
+                        stats.keys += samples.len();
+                    }
+                    if varies4 {
+                        let values: Vec<i16> =
+                            samples.iter().flat_map(|&k| played(anim.rotations[k * n + j])).collect();
+                        let output = b.shorts(ViewKind::Animation, FloatType::Vec4, &values);
+                        animation.channel_with_output(node, Property::Rotation, *input, Interpolation::Linear, output);
+                        stats.keys += samples.len();
+                    }
+                } else {
+                    let input = animation.input(b, &tau);
+                    if varies3 {
+                        let values: Vec<f32> = tr.iter().flatten().copied().collect();
+                        let keys =
+                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
+                        animation.channel(b, node, Property::Translation, keys);
+                        stats.keys += tr.len();
+                    }
+                    if varies4 {
+                        let values: Vec<f32> = rot.iter().flatten().copied().collect();
+                        let keys =
+                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec4, values: &values };
+                        animation.channel(b, node, Property::Rotation, keys);
+                        stats.keys += rot.len();
+                    }
                 }
                 if let Some(p) = joint.parent {
                     let parent = joint_nodes[p].value();
@@ -269,5 +329,5 @@ pub(crate) fn agent_nodes(
         let node = b.root.push(m);
         roots.push(node);
     }
-    records
+    (records, stats)
 }

@@ -379,7 +379,13 @@ fn writing_twice_gives_identical_bytes() {
 #[test]
 fn options_shape_the_meshes() {
     let patch = common::full();
-    let options = GlbOptions { obstacle_height: 2.5, agent_height: 1.6, ground: false, circle_segments: 48 };
+    let options = GlbOptions {
+        obstacle_height: 2.5,
+        agent_height: 1.6,
+        ground: false,
+        circle_segments: 48,
+        ..GlbOptions::default()
+    };
     let rb = ReadBack::new(&write_glb(&patch, &options).unwrap());
     assert!(rb.doc.nodes().all(|n| n.name() != Some("ground")));
     let circle = rb.doc.meshes().find(|m| m.name() == Some("obstacle 1")).unwrap();
