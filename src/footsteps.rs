@@ -421,10 +421,14 @@ fn search(
         let t = time_of(k);
         let (pp, _) = at(agent, prev.t);
         let (pn, h) = at(agent, t);
+        let (pf, _) = at(agent, t + (t - prev.t));
         // The step's length is the root's progress along the new heading:
         // round a sharp corner the root's chord runs sideways, and the
-        // landing foot is not a long stride ahead of it.
-        let length = ((pn[0] - pp[0]) * h.cos() + (pn[1] - pp[1]) * h.sin()).max(0.0);
+        // landing foot is not a long stride ahead of it. A walker coming to
+        // a stop lands its foot beside it, not a stride ahead: the length is
+        // also at most the progress the root makes over as long again.
+        let along = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * h.cos() + (b[1] - a[1]) * h.sin()).max(0.0);
+        let length = along(pp, pn).min(along(pn, pf));
         ideal_footstep(gait, agent, foot, t, length)
     };
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`

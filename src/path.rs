@@ -25,6 +25,11 @@ pub enum PointKind {
     Stub,
     /// A movable control point.
     Free,
+    /// A point of a standing agent (an endogenous agent with one waypoint):
+    /// fixed. It holds its place for the whole period and walkers go round
+    /// it, as round a post; a sitter shoved back and forth by passers-by
+    /// would shuffle a turn on the spot at each push.
+    Held,
 }
 
 /// A control point of a path: position `[m]` at unwrapped time `[s]`.
@@ -131,6 +136,9 @@ impl Path {
     pub fn movable_point_at(&mut self, t: f64, merge: f64) -> Option<usize> {
         // Keep a minimum spacing in time from neighbours.
         const MIN_DT: f64 = 1e-4;
+        if self.holds() {
+            return None;
+        }
         let (lo, hi) = self.free_range();
         if hi - lo <= 4.0 * MIN_DT {
             return None;
@@ -139,7 +147,7 @@ impl Path {
         // Nearest existing free point.
         let mut best: Option<(usize, f64)> = None;
         for (i, c) in self.points.iter().enumerate() {
-            if c.is_free() || (self.looped && (i == 0 || i == self.points.len() - 1)) {
+            if self.is_movable(i) {
                 let d = (c.t - t).abs();
                 if d <= merge && best.is_none_or(|(_, bd)| d < bd) {
                     best = Some((i, d));
@@ -154,7 +162,7 @@ impl Path {
         if t - a.t < MIN_DT || b.t - t < MIN_DT {
             let j = if t - a.t < b.t - t { i } else { i + 1 };
             let c = self.points[j];
-            let linked = self.looped && (j == 0 || j == self.points.len() - 1);
+            let linked = self.looped && !self.holds() && (j == 0 || j == self.points.len() - 1);
             return (c.is_free() || linked).then_some(j);
         }
         let p = self.position(t);
@@ -174,7 +182,13 @@ impl Path {
 
     /// Whether control point `i` may be moved.
     pub fn is_movable(&self, i: usize) -> bool {
-        self.points[i].is_free() || (self.looped && (i == 0 || i == self.points.len() - 1))
+        self.points[i].is_free() || (self.looped && !self.holds() && (i == 0 || i == self.points.len() - 1))
+    }
+
+    /// Whether the path is a standing agent's, held in place
+    /// ([`PointKind::Held`]): no point of it may move and none is added.
+    pub fn holds(&self) -> bool {
+        self.points.iter().any(|c| c.kind == PointKind::Held)
     }
 
     /// Checks the invariants: at least two points, finite values, strictly

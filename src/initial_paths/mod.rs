@@ -282,13 +282,19 @@ fn endogenous_path(patch: &Patch, router: &Router, endo: &crate::model::Endogeno
     if points.len() == 1 {
         points.push(ControlPoint::free(points[0].p, t0 + pi));
     }
-    // A standing agent or a two-point loop gets a middle point so it can bend.
+    // A two-point loop gets a middle point so it can bend (a standing
+    // agent's points are then held).
     if points.len() == 2 {
         let p = points[0].p;
         points.insert(1, ControlPoint::free(p, t0 + pi / 2.0));
     }
     let last = points.len() - 1;
     points[last].p = points[0].p;
+    if w.len() == 1 {
+        for c in &mut points {
+            c.kind = PointKind::Held;
+        }
+    }
     (Path { points, looped: true }, note)
 }
 
