@@ -1,0 +1,117 @@
+//! Characters users bring: the rigged humanoids of `../shared/data/characters`
+//! (several conventions: Blender `.L/.R`, kebab-case, `…L/…R` suffixes, feet
+//! hanging from the root, legs without knees, an animation file without a
+//! mesh) through the real `crowdpatch` binary. SKIPPED when the data is absent.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn shared(rel: &str) -> Option<PathBuf> {
+    let p = repo().join("../shared/data").join(rel);
+    p.exists().then_some(p)
+}
+
+fn run(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crowdpatch")).args(args).current_dir(cwd).output().expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The walking characters of the shared data.
+const WALKERS: [&str; 5] = [
+    "KayKit_Knight.glb",
+    "KayKit_Skeleton_Rogue.glb",
+    "Kenney_character-male-b.glb",
+    "Quaternius_RPG_Warrior.gltf",
+    "RobotExpressive.glb",
+];
+
+#[test]
+fn every_shared_humanoid_is_mapped_and_can_walk_and_an_animation_file_is_refused_with_what_to_pass() {
+    let Some(dir) = shared("characters") else {
+        println!("SKIPPED: ../shared/data/characters is absent");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for name in WALKERS {
+        let file = dir.join(name);
+        let out = run(&["character", "inspect", file.to_str().unwrap(), "--json"], tmp.path());
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["can_walk"], true, "{name}");
+        // Both legs mapped: hips, upper legs, feet (Kenney's legs are one
+        // block each, no knee and no foot joint: the leg is its own foot).
+        let bones: Vec<&str> = json["mapping"].as_array().unwrap().iter().filter_map(|m| m["bone"].as_str()).collect();
+        let feet: &[&str] = if name.starts_with("Kenney") { &[] } else { &["leftFoot", "rightFoot"] };
+        for b in ["hips", "leftUpperLeg", "rightUpperLeg"].iter().chain(feet) {
+            assert!(bones.contains(b), "{name}: {b} not mapped ({bones:?})");
+        }
+    }
+    // An animation file (skeleton and clips, no mesh): refused, saying what
+    // to do with it.
+    let anim = dir.join("KayKit_Rig_Medium_MovementBasic_nomesh.glb");
+    let out = run(&["character", "inspect", anim.to_str().unwrap()], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--animation-source"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn shared_humanoids_bake_the_avenue_within_the_quality_gate() {
+    let Some(dir) = shared("characters") else {
+        println!("SKIPPED: ../shared/data/characters is absent");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let patch = repo().join("patches/avenue.patch.json");
+    for name in WALKERS {
+        let file = dir.join(name);
+        let glb = format!("{name}.glb");
+        let report = format!("{name}.report.json");
+        let out = run(
+            &["bake", patch.to_str().unwrap(), "--character", file.to_str().unwrap(), "-o", &glb, "--report", &report],
+            tmp.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(tmp.path().join(&report)).unwrap()).unwrap();
+        let gate = &r["animation_gate"];
+        assert_eq!(gate["violations"].as_array().map(Vec::len), Some(0), "{name}: {gate}");
+        // The figures the gate judged, within its limits.
+        assert!(gate["step_length_min"]["value"].as_f64().unwrap() >= -0.19, "{name}");
+        assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= 0.03, "{name}");
+        assert!(std::fs::metadata(tmp.path().join(&glb)).unwrap().len() > 10_000, "{name}");
+    }
+}
+
+#[test]
+fn a_mocap_walk_retargeted_onto_a_rig_without_clips_bakes_within_the_gate() {
+    let (Some(rogue), Some(bvh)) = (shared("characters/KayKit_Skeleton_Rogue.glb"), shared("mocap/mixamo-walk.bvh"))
+    else {
+        println!("SKIPPED: ../shared/data characters or mocap absent");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let patch = repo().join("patches/avenue.patch.json");
+    let out = run(
+        &[
+            "bake",
+            patch.to_str().unwrap(),
+            "--character",
+            rogue.to_str().unwrap(),
+            "--animation-source",
+            bvh.to_str().unwrap(),
+            "-o",
+            "rogue.glb",
+        ],
+        tmp.path(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("retargeted"), "the notes say where the walk comes from: {err}");
+}
