@@ -250,11 +250,35 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     let t = Instant::now();
     let params = CollisionParams::from_patch(patch);
     let mut agents = initial.clone();
-    let collision = remove_collisions(&mut agents, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
+    let mut collision = remove_collisions(&mut agents, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
         observer.iteration(i, gap) && !observer.cancelled()
     });
     if collision.cancelled {
         return Err(BakeError::Cancelled);
+    }
+    // Standing agents are held in place (walkers go round them); where that
+    // leaves a collision, they may step aside after all: the stage runs
+    // again with their points free.
+    let held: Vec<usize> = (0..initial.len()).filter(|&i| initial[i].path.holds()).collect();
+    if !collision.converged && !held.is_empty() {
+        let mut retry = initial.clone();
+        for &i in &held {
+            retry[i].path.release();
+        }
+        let second = remove_collisions(&mut retry, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
+            observer.iteration(i, gap) && !observer.cancelled()
+        });
+        if second.cancelled {
+            return Err(BakeError::Cancelled);
+        }
+        if second.converged || second.remaining.len() < collision.remaining.len() {
+            notes.push(format!(
+                "standing agents {held:?} held in place left {} collision(s); they step aside instead",
+                collision.remaining.len()
+            ));
+            agents = retry;
+            collision = second;
+        }
     }
     timings.collision_removal_ms = ms(t);
     notes.extend(

@@ -185,6 +185,16 @@ impl Path {
         self.points[i].is_free() || (self.looped && !self.holds() && (i == 0 || i == self.points.len() - 1))
     }
 
+    /// Frees a held path's points ([`PointKind::Held`] → free): the
+    /// standing agent may then step aside.
+    pub fn release(&mut self) {
+        for c in &mut self.points {
+            if c.kind == PointKind::Held {
+                c.kind = PointKind::Free;
+            }
+        }
+    }
+
     /// Whether the path is a standing agent's, held in place
     /// ([`PointKind::Held`]): no point of it may move and none is added.
     pub fn holds(&self) -> bool {

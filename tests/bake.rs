@@ -233,3 +233,36 @@ fn baking_on_parallel_threads_gives_the_same_bytes() {
         assert!(a == b, "patch {k}: bytes differ between sequential and parallel bakes");
     }
 }
+
+/// A standing agent is held in place and walkers go round it; one standing
+/// where a walker's crossing stub passes (a stub cannot bend) steps aside
+/// instead: the bake runs the collision stage again with it free and says so.
+#[test]
+fn a_standing_agent_in_a_crossing_steps_aside_and_one_elsewhere_holds() {
+    let resolve = |sitter: [f64; 2]| {
+        let y = Side::West.point(8.0, 16.0)[1];
+        let json = format!(
+            r#"{{"format": 1, "name": "sitter", "size": 16, "period": 10, "seed": 1,
+                "sides": {{"west": {{"entries": [{{"s": 8, "t": 1}}]}}, "east": {{"exits": [{{"s": 8, "t": 8}}]}}}},
+                "endogenous": [{{"name": "sitter", "waypoints": [{{"position": [{}, {}], "t": 0}}]}}]}}"#,
+            sitter[0],
+            y + sitter[1]
+        );
+        let doc: PatchDocument = serde_json::from_str(&json).unwrap();
+        doc.resolve(None, Path::new(".")).unwrap_or_else(|p| panic!("{p:?}"))
+    };
+    // In the entry's stub (0.45 m in, on its line): held, it would collide.
+    let b = bake(&resolve([0.45, 0.0]), &mut Silent).unwrap();
+    assert!(b.converged(), "{:?}", b.remaining);
+    assert!(b.notes.iter().any(|n| n.contains("step aside")), "{:?}", b.notes);
+    let sitter = b.agents.iter().find(|a| a.entry.is_none()).unwrap();
+    let p0 = sitter.path.points[0].p;
+    assert!(sitter.path.points.iter().any(|c| (c.p - p0).norm() > 0.01), "it stepped aside");
+    // In the middle of the patch: held, every point where it stands.
+    let b = bake(&resolve([6.0, 3.0]), &mut Silent).unwrap();
+    assert!(b.converged(), "{:?}", b.remaining);
+    let sitter = b.agents.iter().find(|a| a.entry.is_none()).unwrap();
+    assert!(!b.notes.iter().any(|n| n.contains("step aside")), "{:?}", b.notes);
+    let p0 = sitter.path.points[0].p;
+    assert!(sitter.path.points.iter().all(|c| (c.p - p0).norm() < 1e-9), "it stood where it was put");
+}
