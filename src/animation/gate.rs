@@ -242,7 +242,14 @@ pub fn check(
         step_length_min: step_min.unwrap_or_default(),
         violations: Vec::new(),
     };
-    let r = &report;
+    report.violations = violations(&report, leg, speed_limit);
+    report
+}
+
+/// The limits `r`'s figures break, each with its culprit: `leg` is the
+/// character's leg length `[m]` (step lengths scale with it) and
+/// `speed_limit` the joint speed limit `[m/s]` for it.
+fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
     let mut v = Vec::new();
     let mut over = |metric: &str, value: f64, limit: f64, w: &Worst, what: String| {
         v.push(Violation {
@@ -254,50 +261,50 @@ pub fn check(
             message: format!("agent {} at t = {:.2} s: {what}", w.agent, w.time),
         });
     };
-    if r.stance_drift_p95 > limits.stance_drift_p95 {
+    if r.stance_drift_p95 > r.limits.stance_drift_p95 {
         // The culprit of a percentile is the worst footstep.
         over(
             "stance_drift_p95",
             r.stance_drift_p95,
-            limits.stance_drift_p95,
+            r.limits.stance_drift_p95,
             &r.stance_drift_max,
             format!(
                 "planted feet drift {:.1} cm at the 95th percentile (limit {:.1} cm); worst: the {} {:.1} cm",
                 100.0 * r.stance_drift_p95,
-                100.0 * limits.stance_drift_p95,
+                100.0 * r.limits.stance_drift_p95,
                 r.stance_drift_max.what,
                 100.0 * r.stance_drift_max.value
             ),
         );
     }
-    if r.stance_drift_max.value > limits.stance_drift_max {
+    if r.stance_drift_max.value > r.limits.stance_drift_max {
         over(
             "stance_drift_max",
             r.stance_drift_max.value,
-            limits.stance_drift_max,
+            r.limits.stance_drift_max,
             &r.stance_drift_max,
             format!(
                 "the planted {} drifts {:.1} cm (limit {:.1} cm)",
                 r.stance_drift_max.what,
                 100.0 * r.stance_drift_max.value,
-                100.0 * limits.stance_drift_max
+                100.0 * r.limits.stance_drift_max
             ),
         );
     }
-    if r.root_deviation_p95 > limits.root_deviation_p95 {
+    if r.root_deviation_p95 > r.limits.root_deviation_p95 {
         over(
             "root_deviation_p95",
             r.root_deviation_p95,
-            limits.root_deviation_p95,
+            r.limits.root_deviation_p95,
             &r.root_deviation_max,
             format!(
                 "the hips stray {:.1} cm from the path at the 95th percentile (limit {:.1} cm)",
                 100.0 * r.root_deviation_p95,
-                100.0 * limits.root_deviation_p95
+                100.0 * r.limits.root_deviation_p95
             ),
         );
     }
-    let floor = walk_reference - limits.hip_height_drop;
+    let floor = r.hip_height_reference - r.limits.hip_height_drop;
     if r.hip_height_min.value < floor {
         over(
             "hip_height_min",
@@ -306,7 +313,7 @@ pub fn check(
             &r.hip_height_min,
             format!(
                 "the hips sink to {:.2} of the leg length (its walk keeps ≥ {:.2}; limit {:.2}): a crouch",
-                r.hip_height_min.value, walk_reference, floor
+                r.hip_height_min.value, r.hip_height_reference, floor
             ),
         );
     }
@@ -322,20 +329,19 @@ pub fn check(
             ),
         );
     }
-    if r.step_length_min.value < limits.step_length_min * leg {
+    if r.step_length_min.value < r.limits.step_length_min * leg {
         over(
             "step_length_min",
             r.step_length_min.value,
-            limits.step_length_min * leg,
+            r.limits.step_length_min * leg,
             &r.step_length_min,
             format!(
                 "the {} {:.2} m behind the other foot (limit {:.2} m): a step backwards",
                 r.step_length_min.what,
                 -r.step_length_min.value,
-                -limits.step_length_min * leg
+                -r.limits.step_length_min * leg
             ),
         );
     }
-    report.violations = v;
-    report
+    v
 }
