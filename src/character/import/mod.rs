@@ -163,7 +163,7 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     geometry.transform(&r4);
     let rest_file = kept.skeleton.globals(&kept.skeleton.rest_pose());
     let joint_ys: Vec<f64> = rest_file.iter().map(|g| (rot * position_of(g)).y).collect();
-    let legs: Vec<usize> = (0..2).flat_map(|s| Bone::leg(s)).filter_map(|b| humanoid.get(b)).collect();
+    let legs: Vec<usize> = (0..2).flat_map(Bone::leg).filter_map(|b| humanoid.get(b)).collect();
     let ground = geometry
         .lowest_below(&|node| legs.iter().any(|&l| tree.is_ancestor(l, node)))
         .or_else(|| geometry.bounds().map(|b| b.0.y))
