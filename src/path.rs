@@ -197,8 +197,10 @@ impl Path {
 
     /// Whether the path is a standing agent's, held in place
     /// ([`PointKind::Held`]): no point of it may move and none is added.
+    /// A held path's points are all held (none is ever added to it), so the
+    /// first tells: O(1), as [`Path::is_movable`] asks it for every point.
     pub fn holds(&self) -> bool {
-        self.points.iter().any(|c| c.kind == PointKind::Held)
+        self.points.first().is_some_and(|c| c.kind == PointKind::Held)
     }
 
     /// Checks the invariants: at least two points, finite values, strictly

@@ -31,10 +31,8 @@
 // Usage: node check.mjs [--seams] [--dt 0.0103] [--against REF.glb] FILE.glb...
 // The default step, 1/97 s, is no divisor of the key interval, so the
 // figures include what a player shows between keys.
-import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
+import { readGlb } from './gltf.mjs';
 
 const LIMITS = {
   plantedSpeedMean: 0.01, stanceDriftP95: 0.01, rootDeviationP95: 0.05, loopJump: 0.005, seamJump: 0.005,
@@ -57,24 +55,12 @@ for (let i = 0; i < args.length; i++) {
   else files.push(args[i]);
 }
 
-function parse(buffer) {
-  return new Promise((resolve, reject) => {
-    new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject);
-  });
-}
-
 // Patch frame (x, y) of a glTF world position.
 const patch = (v) => [v.x, -v.z];
 const dist2 = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 async function load(file) {
-  const gltf = await parse(readFileSync(file));
-  const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
-  const byIndex = new Map();
-  gltf.scene.traverse((o) => {
-    const a = gltf.parser.associations.get(o);
-    if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
-  });
+  const { gltf, extras, byIndex } = await readGlb(file);
   const mixer = new THREE.AnimationMixer(gltf.scene);
   const clip = gltf.animations.find((c) => c.name === 'loop');
   const action = mixer.clipAction(clip);

@@ -9,27 +9,14 @@
 // figure is off.
 //
 // Usage: node realism.mjs FILE.glb...
-import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { readGlb } from './gltf.mjs';
 
 const MOVING = 0.3;
 const TOLERANCE = 0.1;
 
-function parse(buffer) {
-  return new Promise((resolve, reject) => {
-    new GLTFLoader().parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject);
-  });
-}
-
 async function load(file) {
-  const gltf = await parse(readFileSync(file));
-  const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
-  const byIndex = new Map();
-  gltf.scene.traverse((o) => {
-    const a = gltf.parser.associations.get(o);
-    if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
-  });
+  const { gltf, extras, byIndex } = await readGlb(file);
   const mixer = new THREE.AnimationMixer(gltf.scene);
   mixer.clipAction(gltf.animations.find((c) => c.name === 'loop')).play();
   return { gltf, extras, mixer, byIndex };

@@ -7,10 +7,9 @@
 // Usage: node render.mjs FILE.glb OUT_PREFIX [--times 0,2.5,5] [--agent N]
 //   writes OUT_PREFIX-<t>.svg for each play time t; with --agent, the camera
 //   follows agent N's first visible instance from its side (close-up).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
+import { readGlb } from './gltf.mjs';
 
 const args = process.argv.slice(2);
 const file = args[0];
@@ -22,17 +21,9 @@ for (let i = 2; i < args.length; i++) {
   else if (args[i] === '--agent') follow = Number(args[++i]);
 }
 
-const buffer = readFileSync(file);
-const gltf = await new Promise((resolve, reject) =>
-  new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).parse(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength), '', resolve, reject));
-const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
+const { gltf, extras, byIndex } = await readGlb(file);
 const mixer = new THREE.AnimationMixer(gltf.scene);
 mixer.clipAction(gltf.animations.find((c) => c.name === 'loop')).play();
-const byIndex = new Map();
-gltf.scene.traverse((o) => {
-  const a = gltf.parser.associations.get(o);
-  if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
-});
 
 const W = 1200;
 const H = 800;
