@@ -7,9 +7,13 @@
 //! from the path's start, and — derived from them — the footprint and the
 //! heading. The footprint of a plant at time `t` is where the character's
 //! walking pose puts that foot when its root is on the path at `t` facing
-//! the path's heading: so the root is on the path at every step time, and the
-//! step it takes is the difference of two footprints. **Actions** are steps of
-//! the character's step library: the swing foot lands where the next
+//! the path's heading, after a straight step as long as the root's progress
+//! over the character's own step duration at the path's speed there: so the
+//! root is on the path at every step time, the step it takes is the
+//! difference of two footprints, and a footprint depends on `(t, foot)`
+//! alone — the search costs exactly the footprints its plan is made of.
+//! **Actions** are steps of the character's step library: the swing foot
+//! lands where the next
 //! footprint is, in a duration (time warp of the blended clip steps) and with
 //! a turn within limits; a landing outside the library's landing hull is
 //! projected onto it, and the root then misses the path by that much.
@@ -17,7 +21,9 @@
 //! (`e_s` = 2.23 J/(kg·s), `e_w` = 1.26 J·s/(kg·m²), `v` the root's speed over
 //! the step), plus a term that keeps the root on the path at the step times
 //! (the squared miss), a time-warp term (playing a step much faster or slower
-//! than its clip) and a turn term. **Heuristic**: the least energy to cover
+//! than its clip), a turn term, and a term on the root's progress beyond the
+//! step length the landing's footprint was made for (the trailing foot
+//! would be left out of reach). **Heuristic**: the least energy to cover
 //! the straight distance to the goal in exactly the time left,
 //! `M (e_s τ + e_w D²/τ)` (Jensen's inequality: admissible, and tighter than
 //! BPK's `2 M D √(e_s e_w)`, which ignores the time constraint).
@@ -53,6 +59,9 @@ pub struct FootstepParams {
     pub track_weight: f64,
     /// Weight of the squared log time warp `[J]`.
     pub warp_weight: f64,
+    /// Weight of the squared excess of a step's root progress over the step
+    /// length its landing footprint was made for `[J/m²]`.
+    pub length_weight: f64,
     /// Largest turn of one step `[rad]`.
     pub max_turn: f64,
     /// Weight of the squared turn beyond what the steps' clips turn `[J/rad²]`.
@@ -74,6 +83,7 @@ impl Default for FootstepParams {
             max_duration: 1.5,
             track_weight: 20_000.0,
             warp_weight: 60.0,
+            length_weight: 5_000.0,
             max_turn: 1.6,
             turn_weight: 40.0,
             max_miss: 0.12,
@@ -94,6 +104,8 @@ pub struct GaitModel {
     /// the landing contact from the root at the plant, step frame
     /// `[forward, left]`, root offset from the stance contact at the start).
     table: [Vec<(f64, [f64; 2])>; 2],
+    /// Straight walking: (speed `[m/s]`, step duration `[s]`), by speed.
+    durations: Vec<(f64, f64)>,
     /// Name of the character.
     pub character: String,
     /// Knee hinge axis per leg, left then right ([`Character::knee_hinge`]),
@@ -142,8 +154,15 @@ impl GaitModel {
                 })
                 .collect()
         });
+        let (slow, fast) = library.speed_range();
+        let durations = (0..=16)
+            .map(|k| {
+                let v = slow + (fast - slow) * k as f64 / 16.0;
+                (v, library.blended(&library.straight(Foot::Left, v)).duration)
+            })
+            .collect();
         let knee_hinges = [character.knee_hinge(Foot::Left), character.knee_hinge(Foot::Right)];
-        Ok(GaitModel { library, hulls, table, character: character.name.clone(), knee_hinges })
+        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges })
     }
 
     /// Offset of the contact of `foot`, just planted after a straight step of
@@ -160,6 +179,29 @@ impl GaitModel {
             }
         }
         t[t.len() - 1].1
+    }
+
+    /// `length` `[m]` clamped to the straight step lengths of the table of
+    /// [`GaitModel::plant_offset`] for a landing `foot`.
+    pub fn clamp_length(&self, foot: Foot, length: f64) -> f64 {
+        let t = &self.table[foot.index()];
+        length.clamp(t[0].0, t[t.len() - 1].0.max(t[0].0))
+    }
+
+    /// Duration `[s]` of the character's own straight step at `speed`
+    /// `[m/s]` (clamped to its slowest and fastest walk). O(1) (17 samples).
+    pub fn step_duration(&self, speed: f64) -> f64 {
+        let d = &self.durations;
+        if speed <= d[0].0 {
+            return d[0].1;
+        }
+        for w in d.windows(2) {
+            if speed <= w[1].0 {
+                let u = if w[1].0 - w[0].0 > 1e-9 { (speed - w[0].0) / (w[1].0 - w[0].0) } else { 1.0 };
+                return w[0].1 + u * (w[1].1 - w[0].1);
+            }
+        }
+        d[d.len() - 1].1
     }
 
     /// Distance `[m]` of a landing `q` (step frame) from the landing hull of
@@ -414,26 +456,35 @@ fn search(
         (0..grid).map(|k| at(agent, time_of(k as i64)).0).chain([at(agent, goal_t).0]).collect();
     let path_of = |k: i64| path_at[k.clamp(0, grid as i64 - 1) as usize];
     let goal_pos = path_at[grid];
-    let footstep_at = |k: i64, foot: Foot, prev: &Footstep| -> Footstep {
+    // The footprint of a plant at grid time `k`: the root on the path
+    // facing its heading, the landing foot ahead of it by the offset of a
+    // straight step as long as the root's progress along that heading over
+    // the character's own step duration at the path's local speed. The
+    // progress is the smaller of the one before and the one after: round a
+    // sharp corner the root's chord runs sideways, and the landing foot is
+    // not a long stride ahead of it; a walker coming to a stop lands its
+    // foot beside it, not a stride ahead. A function of (k, foot) alone, so
+    // the search costs the very footprints the plan is made of.
+    let footstep_at = |k: i64, foot: Foot| -> (Footstep, f64) {
         if k == 0 {
-            return start.left;
+            return (start.left, start.gait.step_length);
         }
         let t = time_of(k);
-        let (pp, _) = at(agent, prev.t);
         let (pn, h) = at(agent, t);
-        let (pf, _) = at(agent, t + (t - prev.t));
-        // The step's length is the root's progress along the new heading:
-        // round a sharp corner the root's chord runs sideways, and the
-        // landing foot is not a long stride ahead of it. A walker coming to
-        // a stop lands its foot beside it, not a stride ahead: the length is
-        // also at most the progress the root makes over as long again.
+        let h_speed = 0.05;
+        let (pa, _) = at(agent, t - h_speed);
+        let (pb, _) = at(agent, t + h_speed);
+        let speed = (pb[0] - pa[0]).hypot(pb[1] - pa[1]) / (2.0 * h_speed);
+        let natural = gait.step_duration(speed);
+        let (pp, _) = at(agent, (t - natural).max(t_start));
+        let (pf, _) = at(agent, t + natural);
         let along = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * h.cos() + (b[1] - a[1]) * h.sin()).max(0.0);
         let length = along(pp, pn).min(along(pn, pf));
-        ideal_footstep(gait, agent, foot, t, length)
+        (ideal_footstep(gait, agent, foot, t, length), gait.clamp_length(foot, length))
     };
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
-    // (landing, root at `rb`).
-    let step_cost = |a: &Footstep, b: &Footstep, ra: [f64; 2], rb: [f64; 2]| -> Option<f64> {
+    // (landing, root at `rb`, its footprint made for a step of `length`).
+    let step_cost = |a: &Footstep, b: &Footstep, ra: [f64; 2], rb: [f64; 2], length: f64| -> Option<f64> {
         let dur = b.t - a.t;
         if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
             return None;
@@ -461,12 +512,19 @@ fn search(
                 (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
             })
             .fold(0.0, f64::max);
+        // The landing's footprint puts the foot ahead of the root as a step
+        // of `length` does; a step whose root progresses more than that
+        // leaves the trailing foot behind, out of reach of a short-legged
+        // character, while the body is still on the path.
+        let progress = ((rb[0] - ra[0]) * b.heading.cos() + (rb[1] - ra[1]) * b.heading.sin()).max(0.0);
+        let mismatch = (progress - length).max(0.0);
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
         let extra_turn = turn - blend.rotation;
         Some(
             energy
                 + p.track_weight * (miss * miss + bulge * bulge)
+                + p.length_weight * mismatch * mismatch
                 + p.warp_weight * warp * warp
                 + p.turn_weight * extra_turn * extra_turn,
         )
@@ -477,19 +535,10 @@ fn search(
         let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
         p.mass * (p.e_s * tau + p.e_w * d2 / tau)
     };
-    // Footsteps are a function of (k, foot) and the previous plant's time
-    // (through the step length); the previous plant is approximated by one
-    // typical step back, which keeps the node small. Made once per (k, foot).
-    let typical_of = |k: i64, foot: Foot| -> Footstep {
-        if k == 0 {
-            return start.left;
-        }
-        let prev_t = (time_of(k) - 0.55).max(t_start);
-        let prev = Footstep { t: prev_t, foot: foot.other(), position: [0.0; 2], heading: 0.0, lift: prev_t };
-        footstep_at(k, foot, &prev)
-    };
-    let typical_cache: std::cell::RefCell<Vec<Option<Footstep>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
-    let typical = |k: i64, foot: Foot| -> Footstep {
+    // Made once per (k, foot).
+    let typical_of = footstep_at;
+    let typical_cache: std::cell::RefCell<Vec<Option<(Footstep, f64)>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
+    let typical = |k: i64, foot: Foot| -> (Footstep, f64) {
         let slot = 2 * k as usize + foot.index();
         if let Some(f) = typical_cache.borrow().get(slot).copied().flatten() {
             return f;
@@ -506,7 +555,7 @@ fn search(
         |&n| {
             expanded += 1;
             let Node::Plant(k, foot) = n else { return Vec::new() };
-            let a = typical(k, foot);
+            let (a, _) = typical(k, foot);
             let ra = path_of(k);
             let next = foot.other();
             let mut out = Vec::new();
@@ -515,14 +564,14 @@ fn search(
                 if kb > k_max {
                     break;
                 }
-                let b = typical(kb, next);
-                if let Some(c) = step_cost(&a, &b, ra, path_of(kb)) {
+                let (b, length) = typical(kb, next);
+                if let Some(c) = step_cost(&a, &b, ra, path_of(kb), length) {
                     out.push((Node::Plant(kb, next), (c * scale) as i64));
                 }
             }
             // The goal: the right foot lands on the goal's right footprint.
             if next == Foot::Right
-                && let Some(c) = step_cost(&a, &goal.right, ra, goal_pos)
+                && let Some(c) = step_cost(&a, &goal.right, ra, goal_pos, goal.gait.step_length)
             {
                 out.push((Node::Goal, (c * scale) as i64));
             }
@@ -538,15 +587,11 @@ fn search(
         |&n| n == Node::Goal,
     )?;
     let (nodes, cost) = result;
-    // The footprints again, now that each plant's previous one is known.
     let mut footsteps = vec![start.right];
     for n in &nodes {
         match *n {
             Node::Plant(0, _) => footsteps.push(start.left),
-            Node::Plant(k, foot) => {
-                let prev = footsteps[footsteps.len() - 1];
-                footsteps.push(footstep_at(k, foot, &prev));
-            }
+            Node::Plant(k, foot) => footsteps.push(typical(k, foot).0),
             Node::Goal => footsteps.push(goal.right),
         }
     }

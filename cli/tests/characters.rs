@@ -62,17 +62,17 @@ fn every_shared_humanoid_is_mapped_and_can_walk_and_an_animation_file_is_refused
 }
 
 #[test]
-fn shared_humanoids_bake_the_avenue_within_the_quality_gate() {
+fn shared_humanoids_bake_figure7_and_the_avenue_within_the_quality_gate() {
     let Some(dir) = shared("characters") else {
         println!("SKIPPED: ../shared/data/characters is absent");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let patch = repo().join("patches/avenue.patch.json");
-    for name in WALKERS {
+    for (name, patch) in WALKERS.iter().flat_map(|n| ["figure7", "avenue"].map(|p| (n, p))) {
         let file = dir.join(name);
-        let glb = format!("{name}.glb");
-        let report = format!("{name}.report.json");
+        let glb = format!("{name}-{patch}.glb");
+        let report = format!("{name}-{patch}.report.json");
+        let patch = repo().join(format!("patches/{patch}.patch.json"));
         let out = run(
             &["bake", patch.to_str().unwrap(), "--character", file.to_str().unwrap(), "-o", &glb, "--report", &report],
             tmp.path(),
