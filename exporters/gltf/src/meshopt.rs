@@ -19,13 +19,11 @@ use crate::options::Compression;
 /// 8-byte elements hold joint rotations (normalised shorts, already as
 /// [`played_rotation`] makes them): they take the QUATERNION filter.
 pub(crate) fn compress(
-    json_bytes: &[u8],
+    root: &mut Value,
     size_of: &BTreeMap<usize, usize>,
     views: &[Vec<u8>],
     bin: Vec<u8>,
-) -> Result<(Vec<u8>, Vec<u8>), ExportError> {
-    let json_err = |source| ExportError::Json { source };
-    let mut root: Value = serde_json::from_slice(json_bytes).map_err(json_err)?;
+) -> Result<Vec<u8>, ExportError> {
     let mut out = Vec::new();
     let mut fallback_offset = 0usize;
     for (i, data) in views.iter().enumerate() {
@@ -36,6 +34,9 @@ pub(crate) fn compress(
         match size_of.get(&i) {
             Some(&size) if size % 4 == 0 && !data.is_empty() => {
                 let encoded = encode(data, size).map_err(|reason| ExportError::Compression { view: i, reason })?;
+                if std::env::var_os("CP_DEBUG").is_some() {
+                    eprintln!("view {i} size {size}: {} -> {} bytes", data.len(), encoded.len());
+                }
                 view["buffer"] = json!(1);
                 view["byteOffset"] = json!(fallback_offset);
                 let mut ext = json!({
@@ -72,8 +73,7 @@ pub(crate) fn compress(
         list.push(json!("EXT_meshopt_compression"));
         root[key] = Value::Array(list);
     }
-    let json = serde_json::to_vec(&root).map_err(json_err)?;
-    Ok((json, out))
+    Ok(out)
 }
 
 /// The normalised 16-bit rotation a player decodes for a baked rotation

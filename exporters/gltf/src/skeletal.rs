@@ -212,12 +212,19 @@ pub(crate) fn agent_nodes(
             let tau: Vec<f32> = window.iter().map(|w| w.0).collect();
             // With a tolerance: the visible part of the window only (a hidden
             // instance shows nothing; players hold the first and last keys),
-            // reduced within the tolerance to key times shared by all the
-            // instance's joint channels, rotations as normalised shorts. The
-            // keys are chosen on the plain quantised rotations whatever the
-            // compression, so a compressed file keeps the keys of the plain
-            // one (its filter moves a rotation by ~10⁻⁵ rad).
-            let reduced = options.key_tolerance.map(|tol| {
+            // each joint channel reduced within the tolerance to the keys it
+            // needs, rotations as normalised shorts (as `played` makes them:
+            // the keys are chosen on what the player decodes).
+            let reduced = options.key_tolerance.filter(|_| std::env::var_os("CP_FULL").is_none()).map(|mut tol| {
+                if let Some(v) = std::env::var("CP_CONTACT").ok().and_then(|v| v.parse().ok()) {
+                    tol.contact = v;
+                }
+                if let Some(v) = std::env::var("CP_ROTATION").ok().and_then(|v| v.parse::<f64>().ok()) {
+                    tol.rotation = v.to_radians();
+                }
+                if let Some(v) = std::env::var("CP_POSITION").ok().and_then(|v| v.parse().ok()) {
+                    tol.position = v;
+                }
                 let eps = 1e-6 * patch.header.period;
                 let (start, end) = (agent.start() - eps, agent.end() + eps);
                 let mut visible: Vec<(f32, usize)> =
@@ -227,49 +234,57 @@ pub(crate) fn agent_nodes(
                 }
                 let idx: Vec<usize> = visible.iter().map(|w| w.1).collect();
                 let times: Vec<f64> = visible.iter().map(|w| f64::from(w.0)).collect();
-                let r = keys::reduce(sk, i, &idx, &times, &tol, &keys::quantise);
+                let r = keys::reduce(sk, i, &idx, &times, &tol, &played);
                 stats.position_error = stats.position_error.max(r.position_error);
                 stats.rotation_error = stats.rotation_error.max(r.rotation_error);
                 stats.contact_error = stats.contact_error.max(r.contact_error);
-                let t: Vec<f32> = r.kept.iter().map(|&k| visible[k].0).collect();
-                let input = animation.input(b, &t);
-                let samples: Vec<usize> = r.kept.iter().map(|&k| visible[k].1).collect();
-                (input, samples)
+                (visible, r)
             });
             let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
             for (j, joint) in c.joints.iter().enumerate() {
+                use json::animation::{Interpolation, Property};
                 let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
                 let tr: Vec<[f32; 3]> = window.iter().map(|w| anim.translations[w.1 * n + j]).collect();
+                // The node's own transform: the pose as played at τ = 0
+                // (the first visible sample when reduced).
+                let (t0, r0) = match &reduced {
+                    Some((visible, _)) => {
+                        let k = visible[0].1;
+                        (anim.translations[k * n + j], anim.rotations[k * n + j])
+                    }
+                    None => (tr[0], rot[0]),
+                };
                 let node = b.root.push(json::Node {
                     name: Some(joint.name.clone()),
-                    translation: Some(tr[0]),
-                    rotation: Some(json::scene::UnitQuaternion(rot[0])),
+                    translation: Some(t0),
+                    rotation: Some(json::scene::UnitQuaternion(r0)),
                     scale: Some(joint.scale.map(|x| x as f32)).filter(|s| *s != [1.0; 3]),
                     ..Default::default()
                 });
-                let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
-                let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
-                use json::animation::{Interpolation, Property};
-                if let Some((input, samples)) = &reduced {
-                    if varies3 {
-                        let values: Vec<f32> = samples.iter().flat_map(|&k| anim.translations[k * n + j]).collect();
-                        let keys = Keys {
-                            input: *input,
-                            interpolation: Interpolation::Linear,
-                            ty: FloatType::Vec3,
-                            values: &values,
-                        };
+                if let Some((visible, r)) = &reduced {
+                    let (kt, kr) = (&r.translation[j], &r.rotation[j]);
+                    if kt.len() > 1 {
+                        let t: Vec<f32> = kt.iter().map(|&k| visible[k].0).collect();
+                        let input = animation.input(b, &t);
+                        let values: Vec<f32> =
+                            kt.iter().flat_map(|&k| anim.translations[visible[k].1 * n + j]).collect();
+                        let keys =
+                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
                         animation.channel(b, node, Property::Translation, keys);
-                        stats.keys += samples.len();
+                        stats.keys += kt.len();
                     }
-                    if varies4 {
+                    if kr.len() > 1 {
+                        let t: Vec<f32> = kr.iter().map(|&k| visible[k].0).collect();
+                        let input = animation.input(b, &t);
                         let values: Vec<i16> =
-                            samples.iter().flat_map(|&k| played(anim.rotations[k * n + j])).collect();
+                            kr.iter().flat_map(|&k| played(anim.rotations[visible[k].1 * n + j])).collect();
                         let output = b.shorts(ViewKind::Animation, FloatType::Vec4, &values);
-                        animation.channel_with_output(node, Property::Rotation, *input, Interpolation::Linear, output);
-                        stats.keys += samples.len();
+                        animation.channel_with_output(node, Property::Rotation, input, Interpolation::Linear, output);
+                        stats.keys += kr.len();
                     }
                 } else {
+                    let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
+                    let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
                     let input = animation.input(b, &tau);
                     if varies3 {
                         let values: Vec<f32> = tr.iter().flatten().copied().collect();
