@@ -18,6 +18,7 @@ use json::validation::USize64;
 
 use crate::error::ExportError;
 use crate::geometry::MeshData;
+use crate::meshopt::Played;
 use crate::options::Compression;
 
 /// Drops what glTF defaults: a sampler's `"interpolation": "LINEAR"`.
@@ -119,10 +120,14 @@ pub(crate) struct Builder {
     materials: BTreeMap<&'static str, json::Index<json::Material>>,
     /// How the binary chunk is stored.
     compression: Compression,
+    /// What players decode of the values written.
+    pub played: Played,
 }
 
 impl Builder {
-    pub fn new(compression: Compression) -> Self {
+    /// A document for a tile of period `period` `[s]`, stored as
+    /// `compression` says.
+    pub fn new(compression: Compression, period: f32) -> Self {
         let root = json::Root {
             asset: json::Asset {
                 generator: Some(format!("crowdpatch-gltf {}", env!("CARGO_PKG_VERSION"))),
@@ -130,7 +135,14 @@ impl Builder {
             },
             ..Default::default()
         };
-        Builder { root, views: Vec::new(), view_of: BTreeMap::new(), materials: BTreeMap::new(), compression }
+        Builder {
+            root,
+            views: Vec::new(),
+            view_of: BTreeMap::new(),
+            materials: BTreeMap::new(),
+            compression,
+            played: Played::new(compression, period),
+        }
     }
 
     /// Appends `bytes` to the view of `kind`; returns the view and the byte
@@ -192,6 +204,14 @@ impl Builder {
     ) -> json::Index<json::Accessor> {
         let width = ty.width();
         debug_assert_eq!(values.len() % width, 0);
+        // Animation vectors are written as players decode them.
+        let played: Vec<f32>;
+        let values = if kind == ViewKind::Animation && width == 3 {
+            played = values.chunks_exact(3).flat_map(|v| self.played.translation([v[0], v[1], v[2]])).collect();
+            &played[..]
+        } else {
+            values
+        };
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let kind = match kind {
             ViewKind::Animation => ViewKind::AnimationElements(4 * width),
@@ -444,7 +464,7 @@ impl Builder {
                     _ => None,
                 })
                 .collect();
-            bin = crate::meshopt::compress(&mut value, &size_of, &self.views, bin)?;
+            bin = crate::meshopt::compress(&mut value, &size_of, &self.views, bin, &self.played)?;
         }
         let json = to_compact_vec(&value).map_err(json_err)?;
         // 12-byte header, 8-byte chunk headers, chunks padded to 4 bytes.
