@@ -42,9 +42,8 @@
 //! elsewhere. As the last group moving a joint checks it with every other
 //! group final, the bounds hold at every sample by construction. Samples
 //! nearest each plant and lift stay keys of the groups that move that foot.
-//! A group of one rotation channel first tries a bound that needs no
-//! forward kinematics (turning joint `j` by δ moves a joint `x` below it by
-//! at most `2 sin(δ/2) |x − j|`).
+//! A group of one rotation channel needs no forward kinematics: turning
+//! joint `j` turns its subtree rigidly about `j`.
 //!
 //! This is tolerance-bounded curve simplification (as in ACL and gltfpack)
 //! with the error measured on the skeleton rather than per curve.
@@ -87,7 +86,12 @@ pub(crate) struct Reduced {
 /// A rotation quantised to normalised shorts and back (glTF 2.0 §3.11:
 /// `c = round(f · 32767)`, `f = max(c / 32767, −1)`).
 pub(crate) fn quantise(q: [f32; 4]) -> [i16; 4] {
-    q.map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+    // `f32::round` (half away from zero), computed exactly in f64 without a
+    // library call: y is exact in f64, and so is y ± 0.5; `as` truncates.
+    q.map(|c| {
+        let y = f64::from(c.clamp(-1.0, 1.0) * 32767.0);
+        (y + 0.5f64.copysign(y)) as i16
+    })
 }
 
 fn dequantise(q: [i16; 4]) -> [f64; 4] {
@@ -138,11 +142,6 @@ fn slerp_pre(a: [f64; 4], b: [f64; 4], th: f64, s: f64, u: f64) -> [f64; 4] {
     }
     let (wa, wb) = (sin((1.0 - u) * th) / s, sin(u * th) / s);
     normalise(std::array::from_fn(|k| wa * a[k] + wb * b[k]))
-}
-
-/// Squared distance `[m²]`.
-fn dist2(a: [f64; 3], b: [f64; 3]) -> f64 {
-    (0..3).map(|i| (a[i] - b[i]) * (a[i] - b[i])).sum()
 }
 
 /// `x.sin()`, by its Taylor series to x¹³ for `|x| ≤ 0.5` (relative error
@@ -210,7 +209,8 @@ struct Group {
 
 /// Greedy simplification of one group: from each kept key the farthest
 /// sample that `fits` (every sample after the key up to it within bounds),
-/// by gallop and bisection, never stepping over a sample in `must`. One key
+/// by gallop (from the last step's length, doubling) and bisection, never
+/// stepping over a sample in `must`. One key
 /// when `fits(0, None)` (constant within bounds) and nothing is a must.
 /// Cost: O(K log L) calls of `fits` for K kept keys `L` samples apart.
 fn simplify(m: usize, must: &[bool], mut fits: impl FnMut(usize, Option<usize>) -> bool) -> Vec<usize> {
@@ -222,12 +222,14 @@ fn simplify(m: usize, must: &[bool], mut fits: impl FnMut(usize, Option<usize>) 
     }
     let mut kept = vec![0];
     let mut a0 = 0;
+    // The last step, where the gallop starts (steps change slowly).
+    let mut step = 2;
     while a0 + 1 < m {
         let limit = (a0 + 1..m).find(|&k| must[k]).unwrap_or(m - 1);
         // Gallop: lo fits (or is the next sample), hi does not (or is past
         // the limit).
         let (mut lo, mut hi) = (a0 + 1, limit + 1);
-        let mut len = 2;
+        let mut len = step.clamp(2, (limit - a0).max(2));
         while a0 + len <= limit {
             if fits(a0, Some(a0 + len)) {
                 lo = a0 + len;
@@ -253,6 +255,7 @@ fn simplify(m: usize, must: &[bool], mut fits: impl FnMut(usize, Option<usize>) 
             }
         }
         kept.push(lo);
+        step = lo - a0;
         a0 = lo;
     }
     kept
@@ -499,31 +502,28 @@ pub(crate) fn reduce(
         // Per slot: the keys' values (rotations on the same hemisphere) and
         // the arc between them.
         let mut ends = vec![([0.0; 4], [0.0; 4], 0.0, 0.0); group.channels.len()];
-        // A group of one rotation channel, of joint j, first tries a bound
-        // that needs no forward kinematics: turning j by δ moves a joint x
-        // below it by at most 2 sin(δ/2)·|x − j| (the pose as played so far,
-        // j at its quantised sample), so x's error is at most its error in
-        // that pose plus that. Per sample and checked joint: (|x − j|,
-        // position error, horizontal error).
+        // A group of one rotation channel, of joint j, needs no forward
+        // kinematics: turning j's local rotation from r₀ (the pose as played
+        // so far) to r turns its whole subtree rigidly about j by the world
+        // rotation Δ = (q_parent r)(q_parent r₀)⁻¹, so a joint x below moves
+        // to j + Δ(x − j). Per sample and checked joint: the offset x − j
+        // and x's error in that pose.
         let single = match group.channels[..] {
             [i] if channels[i].property == Property::Rotation => Some(channels[i].joint),
             _ => None,
         };
-        let fast: Vec<[f64; 3]> = match single {
+        let rigid: Vec<([f64; 3], [f64; 3])> = match single {
             Some(j) => (0..m)
                 .flat_map(|k| checked.iter().map(move |&x| (k, x)))
                 .map(|(k, x)| {
-                    let e: [f64; 3] = std::array::from_fn(|v| wp[k * n + x][v] - world[k * n + x][v]);
-                    [
-                        dist2(wp[k * n + x], wp[k * n + j]).sqrt(),
-                        (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt(),
-                        (e[0] * e[0] + e[2] * e[2]).sqrt(),
-                    ]
+                    let (px, pj, w) = (wp[k * n + x], wp[k * n + j], world[k * n + x]);
+                    (std::array::from_fn(|v| px[v] - pj[v]), std::array::from_fn(|v| px[v] - w[v]))
                 })
                 .collect(),
             None => Vec::new(),
         };
-        let bound: Vec<(f64, f64)> = (0..n).map(|x| (bound2[g][x].0.sqrt(), bound2[g][x].1.sqrt())).collect();
+        // The rigid test in its own arithmetic: a hair inside the bounds.
+        let inside = 1.0 - 1e-9;
         let kept = simplify(m, &must, |a0, c0| {
             // The group's channels between keys a0 and c0 (None: held at
             // their baked sample 0).
@@ -554,16 +554,19 @@ pub(crate) fn reduce(
                     if dot(r, baked_q[k * n + j]).abs() < min_cos {
                         return false;
                     }
-                    let d = dot(r, local_q[k * n + j]).abs().min(1.0);
-                    let chord = 2.0 * (1.0 - d * d).max(0.0).sqrt();
-                    let ok = checked.iter().enumerate().all(|(xi, &x)| {
-                        let [lever, ep, ec] = fast[k * checked.len() + xi];
-                        ep + chord * lever <= bound[x].0
-                            && !(foot_of[x].is_some_and(|side| planted[k][side]) && ec + chord * lever > bound[x].1)
+                    let parent = parents[j].map_or([0.0, 0.0, 0.0, 1.0], |p| wq[k * n + p]);
+                    let old = wq[k * n + j];
+                    let turn = mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]);
+                    return checked.iter().enumerate().all(|(xi, &x)| {
+                        let (o, e) = rigid[k * checked.len() + xi];
+                        let moved = rotate(turn, o);
+                        let d: [f64; 3] = std::array::from_fn(|v| e[v] + moved[v] - o[v]);
+                        let (pos2, contact2) = bound2[g][x];
+                        let over_p = extremity[x] && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > pos2 * inside;
+                        let over_c = foot_of[x].is_some_and(|side| planted[k][side])
+                            && d[0] * d[0] + d[2] * d[2] > contact2 * inside;
+                        !over_p && !over_c
                     });
-                    if ok {
-                        return true;
-                    }
                 }
                 let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
                 for x in sub.iter().copied() {
