@@ -18,8 +18,8 @@ use json::validation::USize64;
 
 use crate::error::ExportError;
 use crate::geometry::MeshData;
-use crate::meshopt::Played;
 use crate::options::Compression;
+use crate::played::Played;
 
 /// Drops what glTF defaults: a sampler's `"interpolation": "LINEAR"`.
 fn compact(root: &mut serde_json::Value) {

@@ -61,8 +61,8 @@
 
 use crowdpatch_runtime::skeletal::SkeletalAnimation;
 
-use crate::meshopt::Played;
 use crate::options::KeyTolerance;
+use crate::played::Played;
 
 /// The kept keys of every joint channel of one instance's window and the
 /// errors they show.
@@ -81,17 +81,6 @@ pub(crate) struct Reduced {
     pub rotation_error: f64,
     /// Largest horizontal position error of a planted foot's joints `[m]`.
     pub contact_error: f64,
-}
-
-/// A rotation quantised to normalised shorts and back (glTF 2.0 §3.11:
-/// `c = round(f · 32767)`, `f = max(c / 32767, −1)`).
-pub(crate) fn quantise(q: [f32; 4]) -> [i16; 4] {
-    // `f32::round` (half away from zero), computed exactly in f64 without a
-    // library call: y is exact in f64, and so is y ± 0.5; `as` truncates.
-    q.map(|c| {
-        let y = f64::from(c.clamp(-1.0, 1.0) * 32767.0);
-        (y + 0.5f64.copysign(y)) as i16
-    })
 }
 
 fn dequantise(q: [i16; 4]) -> [f64; 4] {
@@ -789,6 +778,8 @@ mod tests {
     use super::*;
 
     use crowdpatch_runtime::skeletal::{AgentAnimation, Character, CharacterJoint, Foot, Footstep};
+
+    use crate::played::quantise;
 
     /// Hips swaying, turning and bobbing, two legs swinging, an arm
     /// swinging, feet held level; the left foot planted from 0.4 s to 1.1 s:

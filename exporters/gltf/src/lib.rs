@@ -93,6 +93,7 @@ mod geometry;
 mod keys;
 mod meshopt;
 mod options;
+mod played;
 mod skeletal;
 
 pub use error::ExportError;

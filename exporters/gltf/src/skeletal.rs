@@ -10,8 +10,8 @@ use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
 use crate::builder::{Builder, FloatType, ViewKind};
 use crate::error::ExportError;
 use crate::keys;
-use crate::meshopt::Played;
 use crate::options::GlbOptions;
+use crate::played::Played;
 
 fn bad(path: impl Into<String>, reason: impl Into<String>) -> ExportError {
     ExportError::InvalidSkeletal { path: path.into(), reason: reason.into() }
