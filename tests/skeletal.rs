@@ -12,10 +12,10 @@ use crowdpatch::animation::Skeletal;
 use crowdpatch::character::setup::{CharacterSpec, setup};
 use crowdpatch::character::{Character, builtin};
 use crowdpatch::{BakeOptions, Silent, bake_with, load_patch};
-use crowdpatch_gltf::{GlbOptions, write_glb};
+use crowdpatch_gltf::{Compression, GlbOptions, KeyTolerance, write_glb, write_glb_with_stats};
 use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch};
 use crowdpatch_runtime::skeletal::{AgentAnimation, Character as RtCharacter};
-use crowdpatch_runtime::{PhaseSource, Tile};
+use crowdpatch_runtime::{JointPoses, JointSampler, PhaseSource, Tile};
 use nalgebra::{Matrix4, Quaternion, Translation3, UnitQuaternion, Vector3};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -220,6 +220,58 @@ fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
     let worst = errors[errors.len() - 1];
     assert!(p95 < 0.03, "phase error at plants p95 {p95}");
     assert!(worst.0 < 0.1, "agent {} footstep {} at {}: phase off by {}", worst.1, worst.2, worst.3, worst.0);
+}
+
+/// World positions (instance-node frame) of every joint of instance `i` of
+/// `poses`, composed down `clip`'s joint tree.
+fn instance_world(clip: &crowdpatch_runtime::JointClip, poses: &JointPoses, i: usize) -> Vec<Matrix4<f64>> {
+    let n = clip.joints.len();
+    let (t, r, s) = poses.instance(i, n);
+    let mut world: Vec<Matrix4<f64>> = Vec::with_capacity(n);
+    for (j, joint) in clip.joints.iter().enumerate() {
+        let local = trs(t[j].map(f64::from), r[j].map(f64::from), s[j].map(f64::from));
+        world.push(joint.parent.map_or(local, |p| world[p] * local));
+    }
+    world
+}
+
+#[test]
+fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
+    let baked = skeletal_bake("figure7", builtin::character());
+    let tol = KeyTolerance::default();
+    let (plain, ps) = write_glb_with_stats(&baked, &GlbOptions::default()).unwrap();
+    let options = GlbOptions { compression: Compression::Meshopt, ..GlbOptions::default() };
+    let (packed, ms) = write_glb_with_stats(&baked, &options).unwrap();
+    assert!(packed.len() * 10 < plain.len() * 7, "{} vs {} bytes", packed.len(), plain.len());
+    // Both files hold the bounds as they play; the compressed one keeps the
+    // plain keys and adds a few where its filters would break a bound.
+    for s in [&ps, &ms] {
+        assert!(s.position_error <= tol.position && s.contact_error <= tol.contact, "{s:?}");
+        assert!(s.rotation_error <= tol.rotation + 1e-9, "{s:?}");
+    }
+    assert!(ms.keys >= ps.keys && ms.keys < ps.keys + ps.keys / 50, "{} vs {} keys", ms.keys, ps.keys);
+    // Read back by the runtime (meshopt decoder, QUATERNION and EXPONENTIAL
+    // filters), the compressed tile plays within twice the position bound of
+    // the plain one at every joint, and within 0.1 mm almost everywhere.
+    let (a, b) = (Tile::from_glb(&plain).unwrap(), Tile::from_glb(&packed).unwrap());
+    let (sa, sb) = (JointSampler::new(&a).unwrap(), JointSampler::new(&b).unwrap());
+    let (mut ca, mut cb, mut pa, mut pb) = (sa.cursors(), sb.cursors(), sa.poses(), sb.poses());
+    let mut d = Vec::new();
+    for step in 0..300 {
+        let t = step as f64 * 0.0337;
+        sa.sample(t, &mut ca, &mut pa);
+        sb.sample(t, &mut cb, &mut pb);
+        for i in 0..a.instance_count() {
+            let clip = a.joint_clip(i).unwrap();
+            let (wa, wb) = (instance_world(clip, &pa, i), instance_world(clip, &pb, i));
+            for (x, y) in wa.iter().zip(&wb) {
+                d.push((x.column(3) - y.column(3)).norm());
+            }
+        }
+    }
+    d.sort_by(f64::total_cmp);
+    let (max, p95) = (d[d.len() - 1], d[d.len() * 95 / 100]);
+    assert!(max <= 2.0 * tol.position && p95 < 1e-4, "max {max} m, p95 {p95} m");
 }
 
 /// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.

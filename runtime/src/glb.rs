@@ -220,7 +220,7 @@ pub(crate) struct Data<'a> {
 
 impl<'a> Data<'a> {
     /// Decodes every compressed buffer view of `root` (mode `ATTRIBUTES`,
-    /// filter `NONE` or `QUATERNION`) from the binary chunk. The decoded
+    /// filter `NONE`, `QUATERNION` or `EXPONENTIAL`) from the binary chunk. The decoded
     /// bytes are bounded by 1 GiB and by 1024 times the binary chunk, so a
     /// hostile file cannot make the reader allocate without bound.
     ///
@@ -289,13 +289,27 @@ fn meshopt_view(ext: &serde_json::Value, bin: Option<&[u8]>, path: &str, budget:
     let size = v.count.checked_mul(v.byte_stride).filter(|&n| n <= budget).ok_or_else(|| {
         LoadError::gltf(path, format!("{} elements of {} bytes exceed what the file can hold", v.count, v.byte_stride))
     })?;
-    let filter = v.filter.as_deref().unwrap_or("NONE");
-    if filter != "NONE" && !(filter == "QUATERNION" && v.byte_stride == 8) {
-        return Err(LoadError::gltf(path, format!("filter {filter} with byteStride {} is not read", v.byte_stride)));
-    }
+    let filter = match (v.filter.as_deref().unwrap_or("NONE"), v.byte_stride) {
+        ("NONE", _) => Filter::None,
+        ("QUATERNION", 8) => Filter::Quaternion,
+        ("EXPONENTIAL", _) => Filter::Exponential,
+        (other, stride) => {
+            return Err(LoadError::gltf(path, format!("filter {other} with byteStride {stride} is not read")));
+        }
+    };
     let encoded = &bin[v.byte_offset as usize..(v.byte_offset + v.byte_length) as usize];
-    decode_attributes(encoded, v.count as usize, v.byte_stride as usize, filter == "QUATERNION", size as usize)
+    decode_attributes(encoded, v.count as usize, v.byte_stride as usize, filter, size as usize)
         .map_err(|reason| LoadError::gltf(path, reason))
+}
+
+/// The filters of `EXT_meshopt_compression` that are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filter {
+    None,
+    /// Unit quaternions, 16-bit components (byteStride 8).
+    Quaternion,
+    /// 32-bit floats as an 8-bit exponent and a 24-bit mantissa each.
+    Exponential,
 }
 
 #[cfg(feature = "meshopt")]
@@ -303,7 +317,7 @@ fn decode_attributes(
     encoded: &[u8],
     count: usize,
     stride: usize,
-    quaternion: bool,
+    filter: Filter,
     size: usize,
 ) -> Result<Vec<u8>, String> {
     let err = |e: meshopt::Error| format!("does not decode: {e:?}");
@@ -314,7 +328,13 @@ fn decode_attributes(
         16 => meshopt::decode_vertex_buffer::<[u8; 16]>(encoded, count).map_err(err)?.concat(),
         _ => return Err(format!("byteStride {stride} is not read (4, 8, 12 or 16)")),
     };
-    if quaternion {
+    if filter == Filter::Exponential {
+        let mut e: Vec<[u32; 1]> =
+            out.chunks_exact(4).map(|c| [u32::from_le_bytes([c[0], c[1], c[2], c[3]])]).collect();
+        meshopt::decode_filter_exp(&mut e);
+        out = e.into_iter().flat_map(|x| x[0].to_le_bytes()).collect();
+    }
+    if filter == Filter::Quaternion {
         let mut q: Vec<[i16; 4]> = out
             .chunks_exact(8)
             .map(|c| std::array::from_fn(|k| i16::from_le_bytes([c[2 * k], c[2 * k + 1]])))
@@ -327,7 +347,7 @@ fn decode_attributes(
 }
 
 #[cfg(not(feature = "meshopt"))]
-fn decode_attributes(_: &[u8], _: usize, _: usize, _: bool, _: usize) -> Result<Vec<u8>, String> {
+fn decode_attributes(_: &[u8], _: usize, _: usize, _: Filter, _: usize) -> Result<Vec<u8>, String> {
     Err("is compressed with EXT_meshopt_compression; build crowdpatch-runtime with its `meshopt` feature to read it \
          (or bake without `--compress meshopt`)"
         .to_owned())
@@ -527,6 +547,40 @@ mod tests {
         assert_eq!(floats(&r, &d, 1, "VEC4").unwrap(), vec![32767.0, -32767.0, 0.0, -32768.0]);
         let e = floats(&r, &d, 2, "VEC2").unwrap_err().to_string();
         assert!(e.contains("accessors[2]") && e.contains("5125"), "{e}");
+    }
+
+    #[cfg(feature = "meshopt")]
+    #[test]
+    fn reads_views_through_the_exponential_filter() {
+        let values: Vec<[f32; 3]> = vec![[0.0, 0.93, -1.5e-3], [3.9, 0.0, -12.25], [1e-7, -2.0, 0.5]];
+        let filtered = meshopt::encode_filter_exp(&values, 24, meshopt::EncodeExpMode::SharedVector);
+        let mut decoded = filtered.clone();
+        meshopt::decode_filter_exp(&mut decoded);
+        let want: Vec<f32> = decoded.iter().flatten().map(|&b| f32::from_bits(b)).collect();
+        let encoded = meshopt::encode_vertex_buffer_level(&filtered, 2, Some(0)).unwrap();
+        let mut bin = encoded.clone();
+        while !bin.len().is_multiple_of(4) {
+            bin.push(0);
+        }
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}},{{"byteLength":36}}],
+            "bufferViews":[{{"buffer":1,"byteLength":36,"extensions":{{"EXT_meshopt_compression":
+                {{"buffer":0,"byteOffset":0,"byteLength":{},"byteStride":12,"count":3,"mode":"ATTRIBUTES","filter":"EXPONENTIAL"}}}}}}],
+            "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}}]}}"#,
+            bin.len(),
+            encoded.len()
+        );
+        let file = glb(&json, &bin);
+        let c = container(&file).unwrap();
+        let r = root(c.json).unwrap();
+        let d = Data::new(&r, c.bin).unwrap();
+        let got = floats(&r, &d, 0, "VEC3").unwrap();
+        assert_eq!(got, want);
+        // Within 2⁻²³ of each vector's largest component.
+        for (g, v) in got.chunks_exact(3).zip(&values) {
+            let scale = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+            assert!(g.iter().zip(v).all(|(a, b)| (a - b).abs() <= scale * 2e-7), "{g:?} vs {v:?}");
+        }
     }
 
     #[test]

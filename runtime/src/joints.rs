@@ -4,7 +4,8 @@
 //!
 //! Layout (structure of arrays): the key times of all instances in one
 //! array, each distinct key-time list of an instance once (skeletal bakes
-//! share one list between all channels of an instance); rotation keys as
+//! write about a dozen per instance: one for the root, one per leg, one per
+//! other channel); rotation keys as
 //! normalised 16-bit integers (8 bytes, as the bake writes them; a float
 //! file is quantised on the way in, ≤ 0.002° per joint), translation and
 //! scale keys as `f32 × 3`; per channel its joint, its key-time list and

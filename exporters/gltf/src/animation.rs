@@ -60,9 +60,12 @@ impl InstanceTrack {
     /// [`BakedAgent::sample`] does. Times that coincide in `f32` are merged,
     /// the later key winning.
     ///
+    /// Key times are as `time` maps them (what a player decodes: the
+    /// identity, or a compressor's filter keeping 0 and π).
+    ///
     /// The agent must have been checked: at least two keys, finite, times
     /// strictly increasing.
-    pub fn new(agent: &BakedAgent, k: i64, period: f64) -> Self {
+    pub fn new(agent: &BakedAgent, k: i64, period: f64, time: &dyn Fn(f32) -> f32) -> Self {
         let (start, end) = (agent.start(), agent.end());
         let w0 = k as f64 * period;
         let w1 = w0 + period;
@@ -70,9 +73,12 @@ impl InstanceTrack {
 
         // (τ in f32, unwrapped time to sample)
         let mut samples: Vec<(f32, f64)> = Vec::new();
-        let mut push = |tau: f32, t: f64| match samples.last_mut() {
-            Some(last) if last.0 >= tau => last.1 = t,
-            _ => samples.push((tau, t)),
+        let mut push = |tau: f32, t: f64| {
+            let tau = time(tau);
+            match samples.last_mut() {
+                Some(last) if last.0 >= tau => last.1 = t,
+                _ => samples.push((tau, t)),
+            }
         };
         push(0.0, w0.clamp(start, end));
         for key in agent.keys.iter().filter(|key| key.t > w0 && key.t < w1) {
@@ -98,8 +104,8 @@ impl InstanceTrack {
         }
 
         // Visible on [shown_from, shown_to) of the play window.
-        let shown_from = (start - w0).max(0.0) as f32;
-        let shown_to = (end - w0).min(period) as f32;
+        let shown_from = time((start - w0).max(0.0) as f32);
+        let shown_to = time((end - w0).min(period) as f32);
         let (scale_times, scales) = if shown_from >= shown_to {
             (vec![0.0, period32], vec![0.0, 0.0])
         } else {
@@ -285,15 +291,15 @@ mod tests {
         // Period 10, path over [8, 23]: instances 0, 1, 2.
         let a = agent(&[(8.0, [0.0, 0.0], 0.0), (12.0, [4.0, 0.0], 3.0), (23.0, [4.0, 11.0], -3.0)]);
         assert_eq!(a.instances(10.0), 0..3);
-        let t0 = InstanceTrack::new(&a, 0, 10.0);
+        let t0 = InstanceTrack::new(&a, 0, 10.0, &|t| t);
         assert_eq!(t0.times, vec![0.0, 8.0, 10.0]);
         assert_eq!(t0.translations[0], [0.0, 0.0, 0.0]); // held before the start
         assert_eq!(t0.translations[2], [2.0, 0.0, 0.0]);
         assert_eq!((t0.scale_times.clone(), t0.scales.clone()), (vec![0.0, 8.0, 10.0], vec![0.0, 1.0, 1.0]));
-        let t1 = InstanceTrack::new(&a, 1, 10.0);
+        let t1 = InstanceTrack::new(&a, 1, 10.0, &|t| t);
         assert_eq!(t1.times, vec![0.0, 2.0, 10.0]);
         assert_eq!((t1.scale_times.clone(), t1.scales.clone()), (vec![0.0, 10.0], vec![1.0, 1.0]));
-        let t2 = InstanceTrack::new(&a, 2, 10.0);
+        let t2 = InstanceTrack::new(&a, 2, 10.0, &|t| t);
         assert_eq!(t2.times, vec![0.0, 3.0, 10.0]);
         assert_eq!(t2.translations[2], [4.0, 0.0, -11.0]); // held after the end
         assert_eq!((t2.scale_times.clone(), t2.scales.clone()), (vec![0.0, 3.0, 10.0], vec![1.0, 0.0, 0.0]));
@@ -310,7 +316,7 @@ mod tests {
     fn keys_that_meet_in_f32_are_merged() {
         // A key a hair before the window's end rounds onto π.
         let a = agent(&[(1.0, [0.0, 0.0], 0.0), (10.0 - 1e-9, [9.0, 0.0], 0.0), (12.0, [11.0, 0.0], 0.0)]);
-        let t = InstanceTrack::new(&a, 0, 10.0);
+        let t = InstanceTrack::new(&a, 0, 10.0, &|t| t);
         assert_eq!(t.times, vec![0.0, 1.0, 10.0]);
         assert!(t.times.windows(2).all(|w| w[0] < w[1]));
     }

@@ -19,6 +19,48 @@ use json::validation::USize64;
 use crate::error::ExportError;
 use crate::geometry::MeshData;
 use crate::options::Compression;
+use crate::played::Played;
+
+/// Drops what glTF defaults: a sampler's `"interpolation": "LINEAR"`.
+fn compact(root: &mut serde_json::Value) {
+    if let Some(animations) = root.get_mut("animations").and_then(|a| a.as_array_mut()) {
+        for animation in animations {
+            if let Some(samplers) = animation.get_mut("samplers").and_then(|s| s.as_array_mut()) {
+                for sampler in samplers.iter_mut().filter_map(|s| s.as_object_mut()) {
+                    if sampler.get("interpolation").is_some_and(|i| i == "LINEAR") {
+                        sampler.remove("interpolation");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// JSON text of `value` with no whitespace, whole numbers written without
+/// a fraction (`0` rather than `0.0`; they read back as the same `f64`).
+fn to_compact_vec(value: &serde_json::Value) -> Result<Vec<u8>, serde_json::Error> {
+    struct Compact;
+    impl serde_json::ser::Formatter for Compact {
+        fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+            if v.fract() == 0.0 && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative()) {
+                write!(w, "{}", v as i64)
+            } else {
+                serde_json::ser::CompactFormatter.write_f64(w, v)
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Compact);
+    serde::Serialize::serialize(value, &mut ser)?;
+    Ok(out)
+}
+
+/// `v` as the JSON number that reads back as `v` in `f32` with the fewest
+/// digits (`0.245` rather than `0.24500000476837158`).
+fn shortest(v: f32) -> json::Value {
+    let x: f64 = v.to_string().parse().unwrap_or(f64::from(v));
+    serde_json::Number::from_f64(x).map_or(json::Value::Null, json::Value::Number)
+}
 
 /// What a buffer view holds; views are created on first use, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -78,10 +120,14 @@ pub(crate) struct Builder {
     materials: BTreeMap<&'static str, json::Index<json::Material>>,
     /// How the binary chunk is stored.
     compression: Compression,
+    /// What players decode of the values written.
+    pub played: Played,
 }
 
 impl Builder {
-    pub fn new(compression: Compression) -> Self {
+    /// A document for a tile of period `period` `[s]`, stored as
+    /// `compression` says.
+    pub fn new(compression: Compression, period: f32) -> Self {
         let root = json::Root {
             asset: json::Asset {
                 generator: Some(format!("crowdpatch-gltf {}", env!("CARGO_PKG_VERSION"))),
@@ -89,7 +135,14 @@ impl Builder {
             },
             ..Default::default()
         };
-        Builder { root, views: Vec::new(), view_of: BTreeMap::new(), materials: BTreeMap::new(), compression }
+        Builder {
+            root,
+            views: Vec::new(),
+            view_of: BTreeMap::new(),
+            materials: BTreeMap::new(),
+            compression,
+            played: Played::new(compression, period),
+        }
     }
 
     /// Appends `bytes` to the view of `kind`; returns the view and the byte
@@ -151,6 +204,14 @@ impl Builder {
     ) -> json::Index<json::Accessor> {
         let width = ty.width();
         debug_assert_eq!(values.len() % width, 0);
+        // Animation vectors are written as players decode them.
+        let played: Vec<f32>;
+        let values = if kind == ViewKind::Animation && width == 3 {
+            played = values.chunks_exact(3).flat_map(|v| self.played.translation([v[0], v[1], v[2]])).collect();
+            &played[..]
+        } else {
+            values
+        };
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let kind = match kind {
             ViewKind::Animation => ViewKind::AnimationElements(4 * width),
@@ -166,7 +227,8 @@ impl Builder {
                     max[c] = max[c].max(element[c]);
                 }
             }
-            (Some(json::Value::from(min)), Some(json::Value::from(max)))
+            let list = |v: Vec<f32>| json::Value::Array(v.into_iter().map(shortest).collect());
+            (Some(list(min)), Some(list(max)))
         } else {
             (None, None)
         };
@@ -389,7 +451,10 @@ impl Builder {
                 uri: None,
             });
         }
-        let mut json = json::serialize::to_vec(&self.root).map_err(|source| ExportError::Json { source })?;
+        let json_err = |source| ExportError::Json { source };
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&json::serialize::to_vec(&self.root).map_err(json_err)?).map_err(json_err)?;
+        compact(&mut value);
         if self.compression == Compression::Meshopt {
             let size_of: BTreeMap<usize, usize> = self
                 .view_of
@@ -399,8 +464,9 @@ impl Builder {
                     _ => None,
                 })
                 .collect();
-            (json, bin) = crate::meshopt::compress(&json, &size_of, &self.views, bin)?;
+            bin = crate::meshopt::compress(&mut value, &size_of, &self.views, bin, &self.played)?;
         }
+        let json = to_compact_vec(&value).map_err(json_err)?;
         // 12-byte header, 8-byte chunk headers, chunks padded to 4 bytes.
         let total = 12 + 8 + json.len().div_ceil(4) * 4 + if bin.is_empty() { 0 } else { 8 + bin.len() };
         if total > u32::MAX as usize {

@@ -5,27 +5,44 @@
 //! their uncompressed layout in a second buffer with no data (the
 //! extension's `fallback`), which players that decode the extension never
 //! read. Other views are copied as they are. The extension is required.
+//!
+//! Filters (the extension's, as gltfpack uses them), each applied only where
+//! the values written are already what it decodes to ([`Played`]), so that a
+//! player reads back exactly the values the key reduction measured:
+//! - 8-byte elements (joint rotations, normalised shorts): QUATERNION,
+//!   16 bits;
+//! - 12-byte elements (translations and scales, `f32 × 3`): EXPONENTIAL,
+//!   one exponent per vector, 24-bit mantissas (a step of 2⁻²³ of the
+//!   vector's largest component: 0.1 µm at the hips);
+//! - 4-byte elements (key times `[s]`): EXPONENTIAL, one exponent for the
+//!   whole view (that of the period π, the largest time), 24-bit mantissas
+//!   (a step of about 2⁻²³ π: 1.2 µs for π = 10 s), when π itself is a
+//!   value of that grid; plain otherwise.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
 use crate::error::ExportError;
-use crate::options::Compression;
+use crate::played::Played;
+#[cfg(feature = "meshopt")]
+use crate::played::{EXPONENT_BITS, QUATERNION_BITS};
 
-/// Rewrites the JSON chunk and the binary chunk (`bin`, the views laid out
-/// in order, as `views`) with the animation views compressed; `size_of`
-/// gives the element size of each animation view (by view index). Views of
-/// 8-byte elements hold joint rotations (normalised shorts, already as
-/// [`played_rotation`] makes them): they take the QUATERNION filter.
+/// Rewrites the JSON (`root`) and the binary chunk (`bin`, the views laid
+/// out in order, as `views`) with the animation views compressed; `size_of`
+/// gives the element size of each animation view (by view index), `played`
+/// the filters the values went through. Returns the new binary chunk.
+///
+/// # Errors
+/// [`ExportError::Compression`] when a view does not encode, or when its
+/// values are not what the filter decodes to (a bug).
 pub(crate) fn compress(
-    json_bytes: &[u8],
+    root: &mut Value,
     size_of: &BTreeMap<usize, usize>,
     views: &[Vec<u8>],
     bin: Vec<u8>,
-) -> Result<(Vec<u8>, Vec<u8>), ExportError> {
-    let json_err = |source| ExportError::Json { source };
-    let mut root: Value = serde_json::from_slice(json_bytes).map_err(json_err)?;
+    played: &Played,
+) -> Result<Vec<u8>, ExportError> {
     let mut out = Vec::new();
     let mut fallback_offset = 0usize;
     for (i, data) in views.iter().enumerate() {
@@ -35,7 +52,14 @@ pub(crate) fn compress(
         }
         match size_of.get(&i) {
             Some(&size) if size % 4 == 0 && !data.is_empty() => {
-                let encoded = encode(data, size).map_err(|reason| ExportError::Compression { view: i, reason })?;
+                let filter = match size {
+                    8 => Filter::Quaternion,
+                    12 => Filter::Exponential(Shared::Vector),
+                    4 if played.filters_times() => Filter::Exponential(Shared::Component),
+                    _ => Filter::None,
+                };
+                let encoded =
+                    encode(data, size, filter).map_err(|reason| ExportError::Compression { view: i, reason })?;
                 view["buffer"] = json!(1);
                 view["byteOffset"] = json!(fallback_offset);
                 let mut ext = json!({
@@ -46,8 +70,10 @@ pub(crate) fn compress(
                     "count": data.len() / size,
                     "mode": "ATTRIBUTES",
                 });
-                if size == 8 {
-                    ext["filter"] = json!("QUATERNION");
+                match filter {
+                    Filter::None => {}
+                    Filter::Quaternion => ext["filter"] = json!("QUATERNION"),
+                    Filter::Exponential(_) => ext["filter"] = json!("EXPONENTIAL"),
                 }
                 view["extensions"] = json!({ "EXT_meshopt_compression": ext });
                 out.extend_from_slice(&encoded);
@@ -72,56 +98,52 @@ pub(crate) fn compress(
         list.push(json!("EXT_meshopt_compression"));
         root[key] = Value::Array(list);
     }
-    let json = serde_json::to_vec(&root).map_err(json_err)?;
-    Ok((json, out))
+    Ok(out)
 }
 
-/// The normalised 16-bit rotation a player decodes for a baked rotation
-/// under `compression`: quantised (glTF 2.0 §3.11), and with
-/// `EXT_meshopt_compression` also through the extension's QUATERNION filter
-/// (16 bits), so that the key reduction measures what is played.
-pub(crate) fn played_rotation(compression: Compression) -> fn([f32; 4]) -> [i16; 4] {
-    match compression {
-        Compression::None => crate::keys::quantise,
-        Compression::Meshopt => filtered,
-    }
+/// A filter of the extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filter {
+    None,
+    Quaternion,
+    Exponential(Shared),
 }
 
-/// Bits per component of the QUATERNION filter.
-const QUATERNION_BITS: i32 = 16;
+/// Which values share an exponent under the EXPONENTIAL filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    /// The components of one vector.
+    Vector,
+    /// Each component over the whole view.
+    Component,
+}
 
-/// Through the filter until the shorts no longer change (a fixed point, so
-/// that encoding the stored shorts again gives them back exactly).
+/// Encodes one view of `size`-byte elements through `filter`, checking that
+/// the filter gives the stored bytes back exactly.
 #[cfg(feature = "meshopt")]
-fn filtered(q: [f32; 4]) -> [i16; 4] {
-    let mut s = crate::keys::quantise(q);
-    for _ in 0..8 {
-        let mut e = meshopt::encode_filter_quat(&[s.map(|c| f32::from(c) / 32767.0)], QUATERNION_BITS);
-        meshopt::decode_filter_quat(&mut e);
-        if e[0] == s {
-            break;
-        }
-        s = e[0];
-    }
-    s
-}
-
-#[cfg(not(feature = "meshopt"))]
-fn filtered(q: [f32; 4]) -> [i16; 4] {
-    crate::keys::quantise(q)
-}
-
-#[cfg(feature = "meshopt")]
-fn encode(data: &[u8], size: usize) -> Result<Vec<u8>, String> {
+fn encode(data: &[u8], size: usize, filter: Filter) -> Result<Vec<u8>, String> {
     fn go<const N: usize>(data: &[u8]) -> Result<Vec<u8>, String> {
         let elements: Vec<[u8; N]> = data.chunks_exact(N).map(|c| c.try_into().unwrap_or([0; N])).collect();
         meshopt::encode_vertex_buffer_level(&elements, 2, Some(0)).map_err(|e| format!("{e:?}"))
     }
-    match size {
-        4 => go::<4>(data),
-        8 => {
-            // Rotations: the QUATERNION filter's encoding of the values,
-            // which decodes to the same shorts (they went through it).
+    fn floats<const N: usize>(data: &[u8]) -> Vec<[f32; N]> {
+        data.chunks_exact(4 * N)
+            .map(|c| std::array::from_fn(|k| f32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]])))
+            .collect()
+    }
+    fn exponential<const N: usize>(data: &[u8], mode: meshopt::EncodeExpMode) -> Result<Vec<u8>, String> {
+        let filtered = meshopt::encode_filter_exp(&floats::<N>(data), EXPONENT_BITS, mode);
+        let mut back = filtered.clone();
+        meshopt::decode_filter_exp(&mut back);
+        if !back.iter().flatten().flat_map(|c| c.to_le_bytes()).eq(data.iter().copied()) {
+            return Err("values do not survive the EXPONENTIAL filter unchanged".into());
+        }
+        meshopt::encode_vertex_buffer_level(&filtered, 2, Some(0)).map_err(|e| format!("{e:?}"))
+    }
+    match (size, filter) {
+        (8, Filter::Quaternion) => {
+            // The QUATERNION filter's encoding of the values, which decodes
+            // to the same shorts (they went through it).
             let q: Vec<[f32; 4]> = data
                 .chunks_exact(8)
                 .map(|c| std::array::from_fn(|k| f32::from(i16::from_le_bytes([c[2 * k], c[2 * k + 1]])) / 32767.0))
@@ -135,14 +157,18 @@ fn encode(data: &[u8], size: usize) -> Result<Vec<u8>, String> {
             }
             meshopt::encode_vertex_buffer_level(&filtered, 2, Some(0)).map_err(|e| format!("{e:?}"))
         }
-        12 => go::<12>(data),
-        16 => go::<16>(data),
-        64 => go::<64>(data),
-        _ => Err(format!("element size {size} is not encoded")),
+        (12, Filter::Exponential(Shared::Vector)) => exponential::<3>(data, meshopt::EncodeExpMode::SharedVector),
+        (4, Filter::Exponential(Shared::Component)) => exponential::<1>(data, meshopt::EncodeExpMode::SharedComponent),
+        (4, Filter::None) => go::<4>(data),
+        (8, Filter::None) => go::<8>(data),
+        (12, Filter::None) => go::<12>(data),
+        (16, Filter::None) => go::<16>(data),
+        (64, Filter::None) => go::<64>(data),
+        _ => Err(format!("element size {size} is not encoded with {filter:?}")),
     }
 }
 
 #[cfg(not(feature = "meshopt"))]
-fn encode(_: &[u8], _: usize) -> Result<Vec<u8>, String> {
+fn encode(_: &[u8], _: usize, _: Filter) -> Result<Vec<u8>, String> {
     Err("built without the `meshopt` feature".into())
 }

@@ -11,6 +11,7 @@ use crate::builder::{Builder, FloatType, ViewKind};
 use crate::error::ExportError;
 use crate::keys;
 use crate::options::GlbOptions;
+use crate::played::Played;
 
 fn bad(path: impl Into<String>, reason: impl Into<String>) -> ExportError {
     ExportError::InvalidSkeletal { path: path.into(), reason: reason.into() }
@@ -106,7 +107,9 @@ pub(crate) fn check(patch: &BakedPatch, sk: &SkeletalAnimation) -> Result<(), Ex
 /// unwrapped). The window starts at τ = 0 and ends at τ = π; where the
 /// samples do not reach, the first or last sample is held. Consecutive
 /// windows share their boundary sample, so the loop point shows no jump.
-pub(crate) fn window_keys(times: &[f64], k: i64, period: f64) -> Vec<(f32, usize)> {
+/// A sample whose time `time` maps (as a player decodes it) onto that of the
+/// sample before is left out, so that the written times increase.
+pub(crate) fn window_keys(times: &[f64], k: i64, period: f64, time: &dyn Fn(f32) -> f32) -> Vec<(f32, usize)> {
     let (w0, w1) = (k as f64 * period, (k + 1) as f64 * period);
     let eps = 1e-6 * period;
     let lo = times.partition_point(|&t| t < w0 - eps);
@@ -131,12 +134,15 @@ pub(crate) fn window_keys(times: &[f64], k: i64, period: f64) -> Vec<(f32, usize
             tau
         };
         match keys.last() {
-            Some(&(prev, _)) if tau <= prev => {}
+            Some(&(prev, _)) if time(tau) <= time(prev) => {}
             _ => keys.push((tau, i)),
         }
     }
-    if keys.last().is_some_and(|&(tau, _)| tau < period as f32) {
-        keys.push((period as f32, hi - 1));
+    let end = period as f32;
+    match keys.last_mut() {
+        Some(last) if last.0 < end && time(last.0) >= end => last.0 = end,
+        Some(last) if last.0 < end => keys.push((end, hi - 1)),
+        _ => {}
     }
     keys
 }
@@ -171,6 +177,54 @@ pub(crate) fn character_extras(sk: &SkeletalAnimation) -> CharacterExtras {
     }
 }
 
+/// The keys of one instance's window and, with a key tolerance, its
+/// reduced channels.
+type Plan = (Vec<(f32, usize)>, Option<(Vec<(f32, usize)>, keys::Reduced)>);
+
+/// `f` over `items`, in parallel with the `parallel` feature (rayon, in the
+/// caller's pool); results in the order of `items`.
+fn map_instances<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
+/// The keys of instance `k` of agent `i`: its window of play time (τ,
+/// sample index) and, with a tolerance, the visible part of the window only
+/// (a hidden instance shows nothing; players hold the first and last keys),
+/// each joint channel reduced within the tolerance to the keys it needs
+/// ([`keys::reduce`]).
+fn instance_keys(
+    patch: &BakedPatch,
+    sk: &SkeletalAnimation,
+    options: &GlbOptions,
+    played: &Played,
+    i: usize,
+    k: i64,
+) -> Plan {
+    let (agent, anim) = (&patch.agents[i], &sk.agents[i]);
+    let window = window_keys(&anim.times, k, patch.header.period, &|t| played.time(t));
+    let reduced = options.key_tolerance.map(|tol| {
+        let eps = 1e-6 * patch.header.period;
+        let (start, end) = (agent.start() - eps, agent.end() + eps);
+        let mut visible: Vec<(f32, usize)> =
+            window.iter().copied().filter(|w| (start..=end).contains(&anim.times[w.1])).collect();
+        if visible.len() < 2 {
+            visible.clone_from(&window);
+        }
+        let idx: Vec<usize> = visible.iter().map(|w| w.1).collect();
+        let times: Vec<f64> = visible.iter().map(|w| f64::from(w.0)).collect();
+        (visible, keys::reduce(sk, i, &idx, &times, &tol, played))
+    });
+    (window, reduced)
+}
+
 /// Instance nodes with joint subtrees, skins and skinned-mesh nodes, and
 /// their channels. Returns the agents' extras records.
 pub(crate) fn agent_nodes(
@@ -182,7 +236,7 @@ pub(crate) fn agent_nodes(
     roots: &mut Vec<json::Index<json::Node>>,
 ) -> (Vec<AgentExtras>, TrackStats) {
     let mut stats = TrackStats::default();
-    let played = crate::meshopt::played_rotation(options.compression);
+    let played = b.played;
     if patch.agents.is_empty() {
         return (Vec::new(), stats);
     }
@@ -191,6 +245,15 @@ pub(crate) fn agent_nodes(
     let mesh = b.skinned_mesh(&c.name, &c.primitives);
     let ibm: Vec<f32> = c.joints.iter().flat_map(|j| j.inverse_bind.map(|x| x as f32)).collect();
     let ibm = b.floats(ViewKind::Skin, FloatType::Mat4, &ibm, false);
+    // The keys of every instance, reduced (in parallel with the
+    // `parallel` feature; the same result in any case).
+    let pairs: Vec<(usize, i64)> = patch
+        .agents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, agent)| agent.instances(patch.header.period).map(move |k| (i, k)))
+        .collect();
+    let mut plans = map_instances(&pairs, |&(i, k)| instance_keys(patch, sk, options, &played, i, k)).into_iter();
     let mut records = Vec::with_capacity(patch.agents.len());
     let mut skins: Vec<json::Skin> = Vec::new();
     let mut mesh_nodes = Vec::new();
@@ -198,7 +261,7 @@ pub(crate) fn agent_nodes(
         let instances = agent.instances(patch.header.period);
         let mut nodes = Vec::new();
         for k in instances.clone() {
-            let track = InstanceTrack::new(agent, k, patch.header.period);
+            let track = InstanceTrack::new(agent, k, patch.header.period, &|t| played.time(t));
             let node = b.root.push(json::Node {
                 name: Some(format!("agent {i} instance {k}")),
                 translation: Some(track.translations[0]),
@@ -207,67 +270,60 @@ pub(crate) fn agent_nodes(
                 ..Default::default()
             });
             animation.instance(b, node, &track);
-            // The keys of this window of play time: (τ, sample index).
-            let window = window_keys(&anim.times, k, patch.header.period);
-            let tau: Vec<f32> = window.iter().map(|w| w.0).collect();
-            // With a tolerance: the visible part of the window only (a hidden
-            // instance shows nothing; players hold the first and last keys),
-            // reduced within the tolerance to key times shared by all the
-            // instance's joint channels, rotations as normalised shorts. The
-            // keys are chosen on the plain quantised rotations whatever the
-            // compression, so a compressed file keeps the keys of the plain
-            // one (its filter moves a rotation by ~10⁻⁵ rad).
-            let reduced = options.key_tolerance.map(|tol| {
-                let eps = 1e-6 * patch.header.period;
-                let (start, end) = (agent.start() - eps, agent.end() + eps);
-                let mut visible: Vec<(f32, usize)> =
-                    window.iter().copied().filter(|w| (start..=end).contains(&anim.times[w.1])).collect();
-                if visible.len() < 2 {
-                    visible.clone_from(&window);
-                }
-                let idx: Vec<usize> = visible.iter().map(|w| w.1).collect();
-                let times: Vec<f64> = visible.iter().map(|w| f64::from(w.0)).collect();
-                let r = keys::reduce(sk, i, &idx, &times, &tol, &keys::quantise);
+            let (window, reduced) = plans.next().unwrap_or_default();
+            let tau: Vec<f32> = window.iter().map(|w| played.time(w.0)).collect();
+            if let Some((_, r)) = &reduced {
                 stats.position_error = stats.position_error.max(r.position_error);
                 stats.rotation_error = stats.rotation_error.max(r.rotation_error);
                 stats.contact_error = stats.contact_error.max(r.contact_error);
-                let t: Vec<f32> = r.kept.iter().map(|&k| visible[k].0).collect();
-                let input = animation.input(b, &t);
-                let samples: Vec<usize> = r.kept.iter().map(|&k| visible[k].1).collect();
-                (input, samples)
-            });
+            }
             let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
             for (j, joint) in c.joints.iter().enumerate() {
+                use json::animation::{Interpolation, Property};
                 let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
                 let tr: Vec<[f32; 3]> = window.iter().map(|w| anim.translations[w.1 * n + j]).collect();
+                // Which properties have a channel.
+                let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
+                let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
+                let (moves3, moves4) = match &reduced {
+                    Some((_, r)) => (r.translation[j].len() > 1, r.rotation[j].len() > 1),
+                    None => (varies3, varies4),
+                };
+                // The node's own transform: the character's rest pose where a
+                // channel drives it (players show the channel), else the value
+                // it holds (the first visible sample when reduced).
+                let k0 = reduced.as_ref().map_or(window[0].1, |(visible, _)| visible[0].1);
+                let rest_t = joint.translation.map(|x| x as f32);
+                let rest_r = joint.rotation.map(|x| x as f32);
+                let t0 = if moves3 { rest_t } else { anim.translations[k0 * n + j] };
+                let r0 = if moves4 { rest_r } else { anim.rotations[k0 * n + j] };
                 let node = b.root.push(json::Node {
                     name: Some(joint.name.clone()),
-                    translation: Some(tr[0]),
-                    rotation: Some(json::scene::UnitQuaternion(rot[0])),
+                    translation: Some(t0).filter(|t| *t != [0.0; 3]),
+                    rotation: Some(json::scene::UnitQuaternion(r0)).filter(|r| r.0 != [0.0, 0.0, 0.0, 1.0]),
                     scale: Some(joint.scale.map(|x| x as f32)).filter(|s| *s != [1.0; 3]),
                     ..Default::default()
                 });
-                let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
-                let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
-                use json::animation::{Interpolation, Property};
-                if let Some((input, samples)) = &reduced {
-                    if varies3 {
-                        let values: Vec<f32> = samples.iter().flat_map(|&k| anim.translations[k * n + j]).collect();
-                        let keys = Keys {
-                            input: *input,
-                            interpolation: Interpolation::Linear,
-                            ty: FloatType::Vec3,
-                            values: &values,
-                        };
+                if let Some((visible, r)) = &reduced {
+                    let (kt, kr) = (&r.translation[j], &r.rotation[j]);
+                    if kt.len() > 1 {
+                        let t: Vec<f32> = kt.iter().map(|&k| played.time(visible[k].0)).collect();
+                        let input = animation.input(b, &t);
+                        let values: Vec<f32> =
+                            kt.iter().flat_map(|&k| anim.translations[visible[k].1 * n + j]).collect();
+                        let keys =
+                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
                         animation.channel(b, node, Property::Translation, keys);
-                        stats.keys += samples.len();
+                        stats.keys += kt.len();
                     }
-                    if varies4 {
+                    if kr.len() > 1 {
+                        let t: Vec<f32> = kr.iter().map(|&k| played.time(visible[k].0)).collect();
+                        let input = animation.input(b, &t);
                         let values: Vec<i16> =
-                            samples.iter().flat_map(|&k| played(anim.rotations[k * n + j])).collect();
+                            kr.iter().flat_map(|&k| played.rotation(anim.rotations[visible[k].1 * n + j])).collect();
                         let output = b.shorts(ViewKind::Animation, FloatType::Vec4, &values);
-                        animation.channel_with_output(node, Property::Rotation, *input, Interpolation::Linear, output);
-                        stats.keys += samples.len();
+                        animation.channel_with_output(node, Property::Rotation, input, Interpolation::Linear, output);
+                        stats.keys += kr.len();
                     }
                 } else {
                     let input = animation.input(b, &tau);
