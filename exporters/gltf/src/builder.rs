@@ -21,8 +21,33 @@ use crate::geometry::MeshData;
 use crate::options::Compression;
 use crate::played::Played;
 
-/// Drops what glTF defaults: a sampler's `"interpolation": "LINEAR"`.
+/// Drops what glTF defaults (a sampler's `"interpolation": "LINEAR"`) and
+/// writes the agents' footsteps (`extras.crowdpatch.agents[i].footsteps`,
+/// the largest part of the extras) at the precision of the file's own
+/// data, `f32`, in the fewest digits: 0.5 µm at 10 m, 1 µs at 10 s.
 fn compact(root: &mut serde_json::Value) {
+    fn to_f32(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                if let Some(x) = n.as_f64() {
+                    *v = shortest(x as f32);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(to_f32),
+            serde_json::Value::Object(fields) => fields.values_mut().for_each(to_f32),
+            _ => {}
+        }
+    }
+    if let Some(scenes) = root.get_mut("scenes").and_then(|s| s.as_array_mut()) {
+        for scene in scenes {
+            let agents = scene.pointer_mut("/extras/crowdpatch/agents").and_then(|a| a.as_array_mut());
+            for agent in agents.into_iter().flatten() {
+                if let Some(steps) = agent.get_mut("footsteps") {
+                    to_f32(steps);
+                }
+            }
+        }
+    }
     if let Some(animations) = root.get_mut("animations").and_then(|a| a.as_array_mut()) {
         for animation in animations {
             if let Some(samplers) = animation.get_mut("samplers").and_then(|s| s.as_array_mut()) {

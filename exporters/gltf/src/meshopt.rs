@@ -15,9 +15,10 @@
 //!   one exponent per vector, 24-bit mantissas (a step of 2⁻²³ of the
 //!   vector's largest component: 0.1 µm at the hips);
 //! - 4-byte elements (key times `[s]`): EXPONENTIAL, one exponent for the
-//!   whole view (that of the period π, the largest time), 24-bit mantissas
-//!   (a step of about 2⁻²³ π: 1.2 µs for π = 10 s), when π itself is a
-//!   value of that grid; plain otherwise.
+//!   whole view (that of the period π, the largest time), with the fewest
+//!   mantissa bits that keep the grid step at most 15 µs
+//!   ([`crate::played::time_bits`]: 21 bits for π = 10 s), when π itself is
+//!   a value of that grid; plain otherwise.
 
 use std::collections::BTreeMap;
 
@@ -55,7 +56,10 @@ pub(crate) fn compress(
                 let filter = match size {
                     8 => Filter::Quaternion,
                     12 => Filter::Exponential(Shared::Vector),
-                    4 if played.filters_times() => Filter::Exponential(Shared::Component),
+                    4 => match played.time_filter_bits() {
+                        Some(bits) => Filter::Exponential(Shared::Component(bits)),
+                        None => Filter::None,
+                    },
                     _ => Filter::None,
                 };
                 let encoded =
@@ -114,8 +118,8 @@ enum Filter {
 enum Shared {
     /// The components of one vector.
     Vector,
-    /// Each component over the whole view.
-    Component,
+    /// Each component over the whole view, with this many mantissa bits.
+    Component(i32),
 }
 
 /// Encodes one view of `size`-byte elements through `filter`, checking that
@@ -131,8 +135,8 @@ fn encode(data: &[u8], size: usize, filter: Filter) -> Result<Vec<u8>, String> {
             .map(|c| std::array::from_fn(|k| f32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]])))
             .collect()
     }
-    fn exponential<const N: usize>(data: &[u8], mode: meshopt::EncodeExpMode) -> Result<Vec<u8>, String> {
-        let filtered = meshopt::encode_filter_exp(&floats::<N>(data), EXPONENT_BITS, mode);
+    fn exponential<const N: usize>(data: &[u8], bits: i32, mode: meshopt::EncodeExpMode) -> Result<Vec<u8>, String> {
+        let filtered = meshopt::encode_filter_exp(&floats::<N>(data), bits, mode);
         let mut back = filtered.clone();
         meshopt::decode_filter_exp(&mut back);
         if !back.iter().flatten().flat_map(|c| c.to_le_bytes()).eq(data.iter().copied()) {
@@ -157,8 +161,12 @@ fn encode(data: &[u8], size: usize, filter: Filter) -> Result<Vec<u8>, String> {
             }
             meshopt::encode_vertex_buffer_level(&filtered, 2, Some(0)).map_err(|e| format!("{e:?}"))
         }
-        (12, Filter::Exponential(Shared::Vector)) => exponential::<3>(data, meshopt::EncodeExpMode::SharedVector),
-        (4, Filter::Exponential(Shared::Component)) => exponential::<1>(data, meshopt::EncodeExpMode::SharedComponent),
+        (12, Filter::Exponential(Shared::Vector)) => {
+            exponential::<3>(data, EXPONENT_BITS, meshopt::EncodeExpMode::SharedVector)
+        }
+        (4, Filter::Exponential(Shared::Component(bits))) => {
+            exponential::<1>(data, bits, meshopt::EncodeExpMode::SharedComponent)
+        }
         (4, Filter::None) => go::<4>(data),
         (8, Filter::None) => go::<8>(data),
         (12, Filter::None) => go::<12>(data),

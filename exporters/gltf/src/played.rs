@@ -20,9 +20,30 @@ pub(crate) fn quantise(q: [f32; 4]) -> [i16; 4] {
 #[cfg(feature = "meshopt")]
 pub(crate) const QUATERNION_BITS: i32 = 16;
 
-/// Mantissa bits of the EXPONENTIAL filter.
+/// Mantissa bits of the EXPONENTIAL filter for translations and scales:
+/// a step of 2⁻²³ of the vector's largest component.
 #[cfg(feature = "meshopt")]
 pub(crate) const EXPONENT_BITS: i32 = 24;
+
+/// The largest step `[s]` of the key-time grid under the EXPONENTIAL filter
+/// (2⁻¹⁶ s, 15 µs): a key shown that much early or late moves a foot
+/// swinging at 5 m/s by 0.08 mm. The key reduction measures every sample
+/// at its own written time, where a key is exactly its written value, so
+/// the bounds hold as stated on the written samples.
+pub(crate) const TIME_STEP_LOG2: i32 = -16;
+
+/// Mantissa bits of the EXPONENTIAL filter for the key times of a tile of
+/// period `period` `[s]`: the fewest (signed, at most 24) that give a grid
+/// step of at most 2^[`TIME_STEP_LOG2`] over `[0, period]`. Fewer bits than
+/// the 24 a float has leave the low bytes of consecutive times zero, which
+/// the attribute codec stores in almost nothing.
+pub(crate) fn time_bits(period: f32) -> i32 {
+    // The filter's exponent for the largest time is ⌊log₂ π⌋ + 1 − (bits − 1)
+    // (meshoptimizer's `optlog2`, one bit of sign): solve for a step of
+    // 2^TIME_STEP_LOG2.
+    let e = ((period.max(f32::MIN_POSITIVE).to_bits() >> 23) & 0xff) as i32 - 127 + 1;
+    (e - TIME_STEP_LOG2 + 1).clamp(2, 24)
+}
 
 /// What a player decodes for the values the exporter writes under a
 /// compression: rotations as normalised shorts (quantised, and with
@@ -31,8 +52,9 @@ pub(crate) const EXPONENT_BITS: i32 = 24;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Played {
     compression: Compression,
-    /// The period π `[s]`, when key times go through the filter.
-    period: Option<f32>,
+    /// The period π `[s]` and the filter's mantissa bits, when key times go
+    /// through the filter.
+    period: Option<(f32, i32)>,
 }
 
 impl Played {
@@ -40,7 +62,7 @@ impl Played {
     pub fn new(compression: Compression, period: f32) -> Self {
         let mut played = Played { compression, period: None };
         if compression == Compression::Meshopt && cfg!(feature = "meshopt") {
-            let candidate = Played { compression, period: Some(period) };
+            let candidate = Played { compression, period: Some((period, time_bits(period))) };
             if candidate.time(period) == period {
                 played = candidate;
             }
@@ -58,9 +80,10 @@ impl Played {
         self.compression == Compression::None
     }
 
-    /// Whether key times go through the EXPONENTIAL filter.
-    pub fn filters_times(&self) -> bool {
-        self.period.is_some()
+    /// The EXPONENTIAL filter's mantissa bits for key times, when they go
+    /// through it.
+    pub fn time_filter_bits(&self) -> Option<i32> {
+        self.period.map(|(_, bits)| bits)
     }
 
     /// The normalised 16-bit rotation a player decodes for a baked one.
@@ -82,7 +105,7 @@ impl Played {
     /// The key time `[s]` (in `[0, π]`) a player decodes for a written one.
     pub fn time(&self, t: f32) -> f32 {
         match self.period {
-            Some(period) => filtered_time(t, period),
+            Some((period, bits)) => filtered_time(t, period, bits),
             None => t,
         }
     }
@@ -113,11 +136,11 @@ fn filtered_vector(t: [f32; 3]) -> [f32; 3] {
     e[0].map(f32::from_bits)
 }
 
-/// A time `t ≤ period` through the EXPONENTIAL filter, with the exponent of
-/// `period` (the largest time of the view).
+/// A time `t ≤ period` through the EXPONENTIAL filter of `bits` mantissa
+/// bits, with the exponent of `period` (the largest time of the view).
 #[cfg(feature = "meshopt")]
-fn filtered_time(t: f32, period: f32) -> f32 {
-    let mut e = meshopt::encode_filter_exp(&[[t], [period]], EXPONENT_BITS, meshopt::EncodeExpMode::SharedComponent);
+fn filtered_time(t: f32, period: f32, bits: i32) -> f32 {
+    let mut e = meshopt::encode_filter_exp(&[[t], [period]], bits, meshopt::EncodeExpMode::SharedComponent);
     meshopt::decode_filter_exp(&mut e);
     f32::from_bits(e[0][0])
 }
@@ -133,6 +156,37 @@ fn filtered_vector(t: [f32; 3]) -> [f32; 3] {
 }
 
 #[cfg(not(feature = "meshopt"))]
-fn filtered_time(t: f32, _: f32) -> f32 {
+fn filtered_time(t: f32, _: f32, _: i32) -> f32 {
     t
+}
+
+#[cfg(all(test, feature = "meshopt"))]
+mod tests {
+    use crate::played::{TIME_STEP_LOG2, filtered_time, time_bits};
+
+    #[test]
+    fn key_times_keep_a_grid_of_at_most_15_microseconds() {
+        for period in [0.5f32, 2.0, 7.3, 10.0, 20.0, 60.0, 200.0] {
+            let bits = time_bits(period);
+            // The grid step: 2^-16 s, or the finest 24 bits give (long
+            // periods).
+            let e = ((period.to_bits() >> 23) & 0xff) as i32 - 127 + 1;
+            let step = 2f32.powi(e - bits + 1);
+            assert!(step <= 2f32.powi(TIME_STEP_LOG2) || bits == 24, "{period} s: {bits} bits, step {step}");
+            // Every time comes back within half a step, in order.
+            let mut last = -1.0f32;
+            for i in 0..=1000 {
+                let t = period * i as f32 / 1000.0;
+                let back = filtered_time(t, period, bits);
+                assert!((back - t).abs() <= 0.5 * step * 1.0001, "{period}: {t} -> {back}");
+                assert!(back > last, "{period}: {t} -> {back} after {last}");
+                last = back;
+            }
+            // The fewest bits: one fewer would double the step past the
+            // bound.
+            if bits < 24 {
+                assert!(2.0 * step > 2f32.powi(TIME_STEP_LOG2), "{period} s: {bits} bits");
+            }
+        }
+    }
 }
