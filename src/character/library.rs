@@ -5,7 +5,9 @@
 //! Coordinates" §4.1–4.4, eqs. 1–2).
 
 use super::analysis::{ClipAnalysis, PlantThresholds, StepAnnotation, analyse};
-use super::{Character, Clip, Pose, blend_poses};
+use super::{Character, Clip, Pose, Quat, SlerpArc, Transform, V3};
+#[cfg(doc)]
+use super::blend_poses;
 use crowdpatch_runtime::format::Foot;
 
 /// Why a character cannot walk.
@@ -72,6 +74,9 @@ pub struct StepLibrary {
     triangles: [Vec<[usize; 3]>; 2],
     /// Index of the idle clip in `clips`.
     pub idle: Option<usize>,
+    /// Per clip, the slerp arcs between its consecutive frames
+    /// ([`Clip::arcs`]), so that sampling takes no arccosine.
+    arcs: Vec<Vec<SlerpArc>>,
 }
 
 impl StepLibrary {
@@ -142,7 +147,8 @@ impl StepLibrary {
                 .filter(|tri| area(&steps, *tri).abs() > 1e-6)
                 .collect()
         });
-        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle })
+        let arcs = clips.iter().map(Clip::arcs).collect();
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs })
     }
 
     /// Landing position of step `i` `[m]`.
@@ -262,16 +268,62 @@ impl StepLibrary {
     /// The blended pose of a step blend at phase `u ∈ [0, 1]`: each step's
     /// clip sampled at `start + u · duration` (time warp to a common phase),
     /// then blended with the weights.
+    ///
+    /// The same bits as [`blend_poses`] of the steps' [`Clip::sample`]s,
+    /// joint by joint without the intermediate poses, the frames' slerp
+    /// arcs precomputed. O(weights · joints).
     pub fn pose(&self, w: &[(usize, f64)], u: f64) -> Pose {
-        let poses: Vec<(Pose, f64)> = w
-            .iter()
-            .map(|&(i, x)| {
-                let a = &self.steps[i].annotation;
-                (self.clips[a.clip].sample(a.start + u * a.duration), x)
-            })
-            .collect();
-        let refs: Vec<(&[super::Transform], f64)> = poses.iter().map(|(p, x)| (p.as_slice(), *x)).collect();
-        blend_poses(&refs)
+        let mut out = Vec::new();
+        self.pose_into(w, u, &mut out);
+        out
+    }
+
+    /// [`StepLibrary::pose`] into `out` (its allocation reused).
+    pub fn pose_into(&self, w: &[(usize, f64)], u: f64, out: &mut Pose) {
+        out.clear();
+        // Per weight: its clip and the frames to interpolate.
+        let frames = |&(i, _): &(usize, f64)| {
+            let a = &self.steps[i].annotation;
+            let clip = &self.clips[a.clip];
+            let t = a.start + u * a.duration;
+            if clip.frames.len() == 1 {
+                return (a.clip, 0, 0, 0.0);
+            }
+            let (fa, fb, s) = clip.frames_at(t);
+            (a.clip, fa, fb, s)
+        };
+        let at: Vec<(usize, usize, usize, f64)> = w.iter().map(frames).collect();
+        let Some(&(c0, _, _, _)) = at.first() else { return };
+        let n = self.clips[c0].frames[0].len();
+        let sample = |k: usize, j: usize| -> Transform {
+            let (c, fa, fb, s) = at[k];
+            let clip = &self.clips[c];
+            if clip.frames.len() == 1 {
+                return clip.frames[0][j];
+            }
+            clip.frames[fa][j].interpolate_on(&clip.frames[fb][j], s, &self.arcs[c][fa * n + j])
+        };
+        out.extend((0..n).map(|j| {
+            // `blend_poses`, for joint j.
+            let p0 = sample(0, j);
+            let first = p0.rotation.coords;
+            let mut t = V3::zeros();
+            let mut s = V3::zeros();
+            let mut q = nalgebra::Vector4::zeros();
+            for (k, &(_, x)) in w.iter().enumerate() {
+                let p = if k == 0 { p0 } else { sample(k, j) };
+                t += p.translation * x;
+                s += p.scale * x;
+                let c = p.rotation.coords;
+                q += if c.dot(&first) < 0.0 { -c * x } else { c * x };
+            }
+            let rotation = if q.norm() > 1e-12 {
+                Quat::from_quaternion(nalgebra::Quaternion::from(q))
+            } else {
+                p0.rotation
+            };
+            Transform { translation: t, rotation, scale: s }
+        }));
     }
 
     /// Straight steps with stance foot `stance`, by increasing speed.

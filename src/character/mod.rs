@@ -81,6 +81,84 @@ impl Transform {
             scale: self.scale.lerp(&b.scale, u),
         }
     }
+
+    /// [`Transform::interpolate`] with the rotations' arc precomputed
+    /// (`arc` = `SlerpArc::new(&self.rotation, &b.rotation, 1e-12)`): the
+    /// same bits, without an arccosine or a square root. O(1).
+    pub fn interpolate_on(&self, b: &Transform, u: f64, arc: &SlerpArc) -> Transform {
+        Transform {
+            translation: self.translation.lerp(&b.translation, u),
+            rotation: arc.at(&self.rotation, &b.rotation, u).unwrap_or(self.rotation),
+            scale: self.scale.lerp(&b.scale, u),
+        }
+    }
+}
+
+/// The arc between two unit quaternions `a` and `b` (the short way round),
+/// precomputed for slerps between them at many parameters:
+/// [`SlerpArc::at`]`(a, b, t)` gives the same bits as nalgebra's
+/// `a.try_slerp(b, t, epsilon)`, at the cost of two sines (the arccosine
+/// and the square root are taken once). 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlerpArc {
+    /// Half the angle between them `[rad]` (`acos` of the dot product).
+    hang: f64,
+    /// Its sine, `√(1 − cos²)`.
+    s_hang: f64,
+    /// Whether `b` is negated (the dot product is negative).
+    flip: bool,
+    /// 0: an arc; 1: `a` and `b` coincide (the slerp is `a`); 2: too
+    /// short an arc for `epsilon` (no slerp).
+    kind: u8,
+}
+
+impl SlerpArc {
+    /// The arc from `a` to `b`; `epsilon` as nalgebra's `try_slerp` takes
+    /// it (no slerp where the sine of the half-angle is within it of 0).
+    pub fn new(a: &Quat, b: &Quat, epsilon: f64) -> SlerpArc {
+        // The steps of `UnitQuaternion::try_slerp` and of
+        // `Unit<Vector>::try_slerp`, in their order.
+        let flip = a.coords.dot(&b.coords) < 0.0;
+        let bc = if flip { -b.coords } else { b.coords };
+        let c_hang = a.coords.dot(&bc);
+        if c_hang >= 1.0 {
+            return SlerpArc { hang: 0.0, s_hang: 0.0, flip, kind: 1 };
+        }
+        let hang = c_hang.acos();
+        let s_hang = (1.0 - c_hang * c_hang).sqrt();
+        let kind = if relative_eq_zero(s_hang, epsilon) { 2 } else { 0 };
+        SlerpArc { hang, s_hang, flip, kind }
+    }
+
+    /// The slerp from `a` to `b` (those given to [`SlerpArc::new`]) at `t`:
+    /// `a.try_slerp(b, t, epsilon)`, bit for bit. O(1).
+    pub fn at(&self, a: &Quat, b: &Quat, t: f64) -> Option<Quat> {
+        match self.kind {
+            1 => Some(*a),
+            2 => None,
+            _ => {
+                let bc = if self.flip { -b.coords } else { b.coords };
+                let ta = ((1.0 - t) * self.hang).sin() / self.s_hang;
+                let tb = (t * self.hang).sin() / self.s_hang;
+                let mut res = a.coords.scale(ta);
+                res.axpy(tb, &bc, 1.0);
+                Some(Quat::new_unchecked(nalgebra::Quaternion::from(res)))
+            }
+        }
+    }
+}
+
+/// `approx::relative_eq!(s, 0.0, epsilon = epsilon)` with the default
+/// relative tolerance (`f64::EPSILON`), as nalgebra's `try_slerp` tests it.
+fn relative_eq_zero(s: f64, epsilon: f64) -> bool {
+    if s == 0.0 {
+        return true;
+    }
+    if s.is_infinite() {
+        return false;
+    }
+    let abs_diff = (s - 0.0).abs();
+    abs_diff <= epsilon || abs_diff <= s.abs() * f64::EPSILON
 }
 
 /// Rotation about +Y by `yaw` `[rad]` (turns +Z towards +X).
@@ -257,17 +335,43 @@ impl Clip {
     /// The pose at time `t` `[s]`: wrapped into the cycle for a cyclic clip,
     /// clamped otherwise; frames interpolated (lerp/slerp).
     pub fn sample(&self, t: f64) -> Pose {
-        let n = self.frames.len();
-        if n == 1 {
+        if self.frames.len() == 1 {
             return self.frames[0].clone();
         }
+        let (i, j, u) = self.frames_at(t);
+        self.frames[i].iter().zip(&self.frames[j]).map(|(a, b)| a.interpolate(b, u)).collect()
+    }
+
+    /// The frames `i`, `j` whose interpolation by `u` is the pose at time
+    /// `t` `[s]` ([`Clip::sample`]): `j` follows `i` (wrapping for a cyclic
+    /// clip, clamped otherwise). The clip has at least two frames. O(1).
+    pub fn frames_at(&self, t: f64) -> (usize, usize, f64) {
+        let n = self.frames.len();
         let d = self.duration();
-        let t = if self.cyclic { t.rem_euclid(d) } else { t.clamp(0.0, d) };
+        // `t.rem_euclid(d)` is `t` itself in [0, d) (exact: no fmod).
+        let t = if self.cyclic {
+            if (0.0..d).contains(&t) { t } else { t.rem_euclid(d) }
+        } else {
+            t.clamp(0.0, d)
+        };
         let x = t / self.frame_interval;
         let i = (x.floor() as usize).min(n - 1);
         let u = x - i as f64;
         let j = if self.cyclic { (i + 1) % n } else { (i + 1).min(n - 1) };
-        self.frames[i].iter().zip(&self.frames[j]).map(|(a, b)| a.interpolate(b, u)).collect()
+        (i, j, u)
+    }
+
+    /// The arcs of [`Transform::interpolate_on`] between each frame `i`
+    /// and the one after it ([`Clip::frames_at`]), joint by joint: index
+    /// `i · joints + joint`. O(frames · joints).
+    pub fn arcs(&self) -> Vec<SlerpArc> {
+        let n = self.frames.len();
+        let next = |i: usize| if self.cyclic { (i + 1) % n } else { (i + 1).min(n - 1) };
+        (0..n)
+            .flat_map(|i| {
+                self.frames[i].iter().zip(&self.frames[next(i)]).map(|(a, b)| SlerpArc::new(&a.rotation, &b.rotation, 1e-12))
+            })
+            .collect()
     }
 
     /// Removes root motion: the top joints' average horizontal velocity and
