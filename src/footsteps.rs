@@ -284,7 +284,79 @@ pub enum PathEnds {
 /// Position `[m]` and heading `[rad]` of a baked path at `t`, clamped.
 fn at(agent: &BakedAgent, t: f64) -> ([f64; 2], f64) {
     let t = t.clamp(agent.start(), agent.end());
-    agent.sample(t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
+    path_sample(agent, t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
+}
+
+/// [`BakedAgent::sample`], the same bits: position `[m]` and heading
+/// `[rad]` at `t` `[s]`, `None` outside the path's interval; an angle
+/// already in (−2π, 2π) is not taken through `fmod` (whose remainder is
+/// then the angle itself). O(log keys).
+pub(crate) fn path_sample(agent: &BakedAgent, t: f64) -> Option<([f64; 2], f64)> {
+    let (p, i, u) = path_position_at(agent, t)?;
+    let keys = &agent.keys;
+    Some((
+        p,
+        match (i, u) {
+            (0, _) => keys[0].heading,
+            (_, None) => keys[keys.len() - 1].heading,
+            (i, Some(u)) => lerp_angle(keys[i - 1].heading, keys[i].heading, u),
+        },
+    ))
+}
+
+/// The position of [`BakedAgent::sample`] alone, the same bits. O(log keys).
+pub(crate) fn path_position(agent: &BakedAgent, t: f64) -> Option<[f64; 2]> {
+    path_position_at(agent, t).map(|x| x.0)
+}
+
+/// Position at `t`, the key after it and the share `u` of the way to it
+/// (`None` at or after the last key).
+fn path_position_at(agent: &BakedAgent, t: f64) -> Option<([f64; 2], usize, Option<f64>)> {
+    let keys = &agent.keys;
+    if keys.is_empty() || t < keys[0].t || t > keys[keys.len() - 1].t {
+        return None;
+    }
+    let i = keys.partition_point(|k| k.t <= t);
+    if i == 0 {
+        return Some((keys[0].position, 0, None));
+    }
+    if i >= keys.len() {
+        return Some((keys[keys.len() - 1].position, i, None));
+    }
+    let (a, b) = (keys[i - 1], keys[i]);
+    let u = (t - a.t) / (b.t - a.t);
+    let p = [a.position[0] + (b.position[0] - a.position[0]) * u, a.position[1] + (b.position[1] - a.position[1]) * u];
+    Some((p, i, Some(u)))
+}
+
+/// `x % 2π`, exactly: `x` itself when `|x| < 2π`.
+fn rem_tau(x: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    if x.abs() < tau { x } else { x % tau }
+}
+
+/// [`crowdpatch_runtime::format::lerp_angle`], the same bits.
+fn lerp_angle(a: f64, b: f64, u: f64) -> f64 {
+    let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
+    let mut d = rem_tau(b - a);
+    if d > pi {
+        d -= tau;
+    } else if d <= -pi {
+        d += tau;
+    }
+    wrap_angle_exact(a + d * u)
+}
+
+/// [`wrap_angle`], the same bits.
+pub(crate) fn wrap_angle_exact(a: f64) -> f64 {
+    let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
+    let mut w = rem_tau(a);
+    if w > pi {
+        w -= tau;
+    } else if w <= -pi {
+        w += tau;
+    }
+    w
 }
 
 /// Mean velocity of the path over `[t − h, t + h]` (clamped, or wrapped for a
