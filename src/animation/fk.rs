@@ -6,14 +6,14 @@
 //! rather than the whole skeleton's. The IK and the key refinement need a
 //! few joints of each pose, not all of them.
 
-use crate::character::{Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
+use crate::character::{Pose, Quat, Skeleton, Transform, V3, mul4, position_of, rotation_of};
 use nalgebra::Matrix4;
 
 /// Global (model-frame) matrix of joint `j` in `pose`. O(depth of `j`).
 pub fn global_of(sk: &Skeleton, pose: &[Transform], j: usize) -> Matrix4<f64> {
     let local = pose[j].matrix();
     match sk.joints[j].parent {
-        Some(p) => global_of(sk, pose, p) * local,
+        Some(p) => mul4(&global_of(sk, pose, p), &local),
         None => local,
     }
 }
@@ -39,7 +39,7 @@ impl Chain {
         for &k in joints.iter().rev() {
             let local = pose[k].matrix();
             let g = match out.last() {
-                Some((_, parent)) => parent * local,
+                Some((_, parent)) => mul4(parent, &local),
                 None => local,
             };
             out.push((k, g));
@@ -78,16 +78,23 @@ impl Chain {
 pub struct PoseFk<'s> {
     sk: &'s Skeleton,
     pose: Pose,
-    local: Vec<Option<Matrix4<f64>>>,
-    global: Vec<Option<Matrix4<f64>>>,
-    rotation: Vec<Option<Quat>>,
+    /// Per joint, what is known of it.
+    known: Vec<Known>,
+}
+
+/// What a [`PoseFk`] knows of one joint.
+#[derive(Debug, Clone, Copy, Default)]
+struct Known {
+    local: Option<Matrix4<f64>>,
+    global: Option<Matrix4<f64>>,
+    rotation: Option<Quat>,
 }
 
 impl<'s> PoseFk<'s> {
     /// `pose` of `sk`, nothing computed yet.
     pub fn new(sk: &'s Skeleton, pose: Pose) -> PoseFk<'s> {
-        let n = pose.len();
-        PoseFk { sk, pose, local: vec![None; n], global: vec![None; n], rotation: vec![None; n] }
+        let known = vec![Known::default(); pose.len()];
+        PoseFk { sk, pose, known }
     }
 
     /// The skeleton.
@@ -108,22 +115,22 @@ impl<'s> PoseFk<'s> {
     /// Global (model-frame) matrix of joint `j`: [`global_of`], made once
     /// per change. O(depth of `j`) at most.
     pub fn global(&mut self, j: usize) -> Matrix4<f64> {
-        if let Some(g) = self.global[j] {
+        if let Some(g) = self.known[j].global {
             return g;
         }
-        let local = match self.local[j] {
+        let local = match self.known[j].local {
             Some(m) => m,
             None => {
                 let m = self.pose[j].matrix();
-                self.local[j] = Some(m);
+                self.known[j].local = Some(m);
                 m
             }
         };
         let g = match self.sk.joints[j].parent {
-            Some(p) => self.global(p) * local,
+            Some(p) => mul4(&self.global(p), &local),
             None => local,
         };
-        self.global[j] = Some(g);
+        self.known[j].global = Some(g);
         g
     }
 
@@ -134,11 +141,11 @@ impl<'s> PoseFk<'s> {
 
     /// Model-frame rotation of joint `j`: [`rotation_of`] its global.
     pub fn rotation(&mut self, j: usize) -> Quat {
-        if let Some(q) = self.rotation[j] {
+        if let Some(q) = self.known[j].rotation {
             return q;
         }
         let q = rotation_of(&self.global(j));
-        self.rotation[j] = Some(q);
+        self.known[j].rotation = Some(q);
         q
     }
 
@@ -158,13 +165,11 @@ impl<'s> PoseFk<'s> {
     /// matrix and the globals of its subtree (parents come before their
     /// children, and a child's global is kept only while its parent's is).
     fn changed(&mut self, j: usize) {
-        self.local[j] = None;
-        self.global[j] = None;
-        self.rotation[j] = None;
+        self.known[j] = Known::default();
         for k in j + 1..self.pose.len() {
-            if self.sk.joints[k].parent.is_some_and(|p| self.global[p].is_none()) {
-                self.global[k] = None;
-                self.rotation[k] = None;
+            if self.sk.joints[k].parent.is_some_and(|p| self.known[p].global.is_none()) {
+                self.known[k].global = None;
+                self.known[k].rotation = None;
             }
         }
     }

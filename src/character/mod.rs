@@ -223,14 +223,20 @@ impl Skeleton {
     /// Global (model-frame) matrices of `pose`: forward kinematics.
     pub fn globals(&self, pose: &[Transform]) -> Vec<Matrix4<f64>> {
         let mut out: Vec<Matrix4<f64>> = Vec::with_capacity(self.joints.len());
+        self.globals_into(pose, &mut out);
+        out
+    }
+
+    /// [`Skeleton::globals`] into `out` (its allocation reused).
+    pub fn globals_into(&self, pose: &[Transform], out: &mut Vec<Matrix4<f64>>) {
+        out.clear();
         for (j, joint) in self.joints.iter().enumerate() {
             let local = pose[j].matrix();
             out.push(match joint.parent {
-                Some(p) => out[p] * local,
+                Some(p) => mul4(&out[p], &local),
                 None => local,
             });
         }
-        out
     }
 
     /// Model-frame position of every joint in `pose`.
@@ -283,6 +289,23 @@ impl Skeleton {
             }
         }
     }
+}
+
+/// The product `a · b` of 4×4 matrices, the same bits as nalgebra's
+/// `a * b` (which sums `((a₀b₀ + a₁b₁) + a₂b₂) + a₃b₃` for each entry, one
+/// column of `b` at a time), written out: the forward kinematics of the
+/// synthesis multiplies many of them. 64 multiplications.
+pub fn mul4(a: &Matrix4<f64>, b: &Matrix4<f64>) -> Matrix4<f64> {
+    let (a, b) = (a.as_slice(), b.as_slice());
+    // Column-major: entry (r, c) at c · 4 + r.
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        let (b0, b1, b2, b3) = (b[c * 4], b[c * 4 + 1], b[c * 4 + 2], b[c * 4 + 3]);
+        for r in 0..4 {
+            out[c * 4 + r] = a[12 + r] * b3 + (a[8 + r] * b2 + (a[4 + r] * b1 + a[r] * b0));
+        }
+    }
+    Matrix4::from_column_slice(&out)
 }
 
 /// Translation part of a 4×4 matrix.
@@ -698,6 +721,35 @@ pub fn blend_poses(poses: &[(&[Transform], f64)]) -> Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mul4_is_nalgebras_product_bit_for_bit() {
+        // Deterministic pseudo-random entries, with zeros of both signs,
+        // ones and rigid transforms.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 7 {
+                0 => 0.0,
+                1 => -0.0,
+                2 => 1.0,
+                _ => (x >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0,
+            }
+        };
+        for _ in 0..2000 {
+            let a = Matrix4::from_fn(|_, _| next());
+            let b = Matrix4::from_fn(|_, _| next());
+            let (m, n) = (mul4(&a, &b), a * b);
+            for k in 0..16 {
+                assert_eq!(m[k].to_bits(), n[k].to_bits(), "{a} {b}");
+            }
+        }
+        let t = Transform { translation: V3::new(0.1, -0.2, 0.3), rotation: yaw(0.7), scale: V3::new(1.0, 1.0, 1.0) };
+        let u = Transform { translation: V3::new(0.0, -0.45, 0.0), rotation: Quat::identity(), ..Transform::default() };
+        assert_eq!(mul4(&t.matrix(), &u.matrix()), t.matrix() * u.matrix());
+    }
 
     #[test]
     fn transform_matrix_composes_translation_rotation_scale() {
