@@ -104,9 +104,16 @@ pub(super) fn refine_keys(
             // it there by IK): the played contacts are compared with their
             // footprints first, and the pose at the middle is synthesised
             // only where one strays, to compare it with the pose itself.
+            // The played contacts, each made once.
+            let mut played = [None::<V3>; 2];
+            let mut played_at = |ft: Foot| {
+                *played[ft.index()].get_or_insert_with(|| {
+                    played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact)
+                })
+            };
             let strays = depth < MAX_REFINE
                 && feet.clone().any(|(ft, at)| {
-                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact);
+                    let p = played_at(ft);
                     (p.x - at.x).hypot(p.z - at.z) > bound
                 });
             let mid = strays.then(|| eval(tm)).filter(|m| {
@@ -115,7 +122,7 @@ pub(super) fn refine_keys(
                 let d = feet.clone().map(|(ft, _)| {
                     let c = character.foot(ft).contact;
                     let q = m.world(fk::position(&character.skeleton, &m.pose, c));
-                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, c);
+                    let p = played_at(ft);
                     (p.x - q.x).hypot(p.z - q.z)
                 });
                 d.fold(0.0, f64::max) > bound
@@ -238,7 +245,7 @@ fn played_joint(
         let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
         let local = Transform {
             translation: ta.lerp(tb, s),
-            rotation: qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa),
+            rotation: SlerpArc::new(qa, &qb, 1e-9).at(qa, &qb, s).unwrap_or(*qa),
             scale: sk.joints[i].rest.scale,
         }
         .matrix();

@@ -139,7 +139,8 @@ impl SlerpArc {
             _ => {
                 let bc = if self.flip { -b.coords } else { b.coords };
                 let ta = ((1.0 - t) * self.hang).sin() / self.s_hang;
-                let tb = (t * self.hang).sin() / self.s_hang;
+                // At t = ½ both sines are of the same angle (1 − ½ is ½ exactly).
+                let tb = if t == 0.5 { ta } else { (t * self.hang).sin() / self.s_hang };
                 let mut res = a.coords.scale(ta);
                 res.axpy(tb, &bc, 1.0);
                 Some(Quat::new_unchecked(nalgebra::Quaternion::from(res)))
@@ -723,7 +724,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mul4_is_nalgebras_product_bit_for_bit() {
+    fn mul4_and_slerp_arcs_are_nalgebras_bit_for_bit() {
         // Deterministic pseudo-random entries, with zeros of both signs,
         // ones and rigid transforms.
         let mut x = 0x9e37_79b9_7f4a_7c15_u64;
@@ -740,6 +741,17 @@ mod tests {
         };
         for _ in 0..2000 {
             let a = Matrix4::from_fn(|_, _| next());
+            let (qa, qb) = (
+                Quat::from_euler_angles(next(), next(), next()),
+                Quat::from_euler_angles(next(), 0.01 * next(), next()),
+            );
+            for (q, eps) in [(qb, 1e-12), (qa, 1e-12), (Quat::new_unchecked(-qa.into_inner()), 1e-9), (qb, 1e-3)] {
+                let arc = SlerpArc::new(&qa, &q, eps);
+                for t in [0.0, 0.25, 0.5, 0.7, 1.0, 1.3] {
+                    let bits = |x: Option<Quat>| x.map(|x| x.coords.map(f64::to_bits));
+                    assert_eq!(bits(arc.at(&qa, &q, t)), bits(qa.try_slerp(&q, t, eps)), "{qa:?} {q:?} {t}");
+                }
+            }
             let b = Matrix4::from_fn(|_, _| next());
             let (m, n) = (mul4(&a, &b), a * b);
             for k in 0..16 {
