@@ -37,7 +37,7 @@
 
 use crate::character::library::{StepLibrary, Weights};
 use crate::character::{Character, V3};
-use crowdpatch_runtime::format::{BakedAgent, Foot, Footstep, wrap_angle};
+use crowdpatch_runtime::format::{BakedAgent, Foot, Footstep};
 use crowdpatch_runtime::skeletal::BoundaryGait;
 
 /// Parameters of the planner.
@@ -287,6 +287,20 @@ fn at(agent: &BakedAgent, t: f64) -> ([f64; 2], f64) {
     path_sample(agent, t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
 }
 
+/// The position of [`at`] when the first key after the clamped `t` lies in
+/// `lo..=hi` ([`path_position_within`]).
+fn at_within(agent: &BakedAgent, t: f64, lo: usize, hi: usize) -> [f64; 2] {
+    let t = t.clamp(agent.start(), agent.end());
+    path_position_within(agent, t, lo, hi).map_or(agent.keys[0].position, |x| x.0)
+}
+
+/// The index of the first key of `agent` after `t` clamped into the path's
+/// interval (the `lo`/`hi` of [`at_within`]).
+fn key_after(agent: &BakedAgent, t: f64) -> usize {
+    let t = t.clamp(agent.start(), agent.end());
+    agent.keys.partition_point(|k| k.t <= t)
+}
+
 /// [`BakedAgent::sample`], the same bits: position `[m]` and heading
 /// `[rad]` at `t` `[s]`, `None` outside the path's interval; an angle
 /// already in (−2π, 2π) is not taken through `fmod` (whose remainder is
@@ -312,11 +326,18 @@ pub(crate) fn path_position(agent: &BakedAgent, t: f64) -> Option<[f64; 2]> {
 /// Position at `t`, the key after it and the share `u` of the way to it
 /// (`None` at or after the last key).
 fn path_position_at(agent: &BakedAgent, t: f64) -> Option<([f64; 2], usize, Option<f64>)> {
+    path_position_within(agent, t, 0, agent.keys.len())
+}
+
+/// [`path_position_at`] when the index of the first key after `t` is known
+/// to lie in `lo..=hi` (e.g. `t` between two times whose indices are `lo`
+/// and `hi`): the same result, from a search of those keys only.
+fn path_position_within(agent: &BakedAgent, t: f64, lo: usize, hi: usize) -> Option<([f64; 2], usize, Option<f64>)> {
     let keys = &agent.keys;
     if keys.is_empty() || t < keys[0].t || t > keys[keys.len() - 1].t {
         return None;
     }
-    let i = keys.partition_point(|k| k.t <= t);
+    let i = lo + keys[lo..hi].partition_point(|k| k.t <= t);
     if i == 0 {
         return Some((keys[0].position, 0, None));
     }
@@ -347,7 +368,7 @@ fn lerp_angle(a: f64, b: f64, u: f64) -> f64 {
     wrap_angle_exact(a + d * u)
 }
 
-/// [`wrap_angle`], the same bits.
+/// [`crowdpatch_runtime::format::wrap_angle`], the same bits.
 pub(crate) fn wrap_angle_exact(a: f64) -> f64 {
     let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
     let mut w = rem_tau(a);
@@ -493,8 +514,12 @@ fn finish_lifts(footsteps: &mut [Footstep], gait: &GaitModel) {
 /// Landing of `to` in the step frame of `from` (its stance contact and
 /// heading), `[forward, left]` `[m]`.
 pub fn landing_of(from: &Footstep, to: &Footstep) -> [f64; 2] {
+    landing_on(from, (from.heading.cos(), from.heading.sin()), to)
+}
+
+/// [`landing_of`] with the cosine and sine of `from`'s heading given.
+fn landing_on(from: &Footstep, (c, s): (f64, f64), to: &Footstep) -> [f64; 2] {
     let d = [to.position[0] - from.position[0], to.position[1] - from.position[1]];
-    let (c, s) = (from.heading.cos(), from.heading.sin());
     [d[0] * c + d[1] * s, -d[0] * s + d[1] * c]
 }
 
@@ -528,6 +553,10 @@ fn search(
         (0..grid).map(|k| at(agent, time_of(k as i64)).0).chain([at(agent, goal_t).0]).collect();
     let path_of = |k: i64| path_at[k.clamp(0, grid as i64 - 1) as usize];
     let goal_pos = path_at[grid];
+    // The first path key after each grid time, and after the goal time.
+    let keys_after: Vec<usize> = (0..grid).map(|k| key_after(agent, time_of(k as i64))).collect();
+    let key_of = |k: i64| keys_after[k.clamp(0, grid as i64 - 1) as usize];
+    let goal_at = (&goal.right, (goal.right.heading.cos(), goal.right.heading.sin()), key_after(agent, goal_t));
     // The footprint of a plant at grid time `k`: the root on the path
     // facing its heading, the landing foot ahead of it by the offset of a
     // straight step as long as the root's progress along that heading over
@@ -556,16 +585,23 @@ fn search(
     };
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
     // (landing, root at `rb`, its footprint made for a step of `length`).
-    let step_cost = |a: &Footstep, b: &Footstep, ra: [f64; 2], rb: [f64; 2], length: f64| -> Option<f64> {
+    // `a` comes with the cosine and sine of its heading and the index of
+    // the first path key after its time, `b` with the same.
+    let step_cost = |(a, cs_a, ka): (&Footstep, (f64, f64), usize),
+                     (b, cs_b, kb): (&Footstep, (f64, f64), usize),
+                     ra: [f64; 2],
+                     rb: [f64; 2],
+                     length: f64|
+     -> Option<f64> {
         let dur = b.t - a.t;
         if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
             return None;
         }
-        let turn = wrap_angle(b.heading - a.heading);
+        let turn = wrap_angle_exact(b.heading - a.heading);
         if turn.abs() > p.max_turn {
             return None;
         }
-        let q = landing_of(a, b);
+        let q = landing_on(a, cs_a, b);
         let (miss, near) = gait.hull_distance(a.foot, q);
         if miss > p.max_miss {
             return None;
@@ -578,7 +614,8 @@ fn search(
         // corner would leave the path's apex out of the legs' reach).
         let bulge = (1..4)
             .map(|i| {
-                let (r, _) = at(agent, a.t + dur * i as f64 / 4.0);
+                // Between the plants: its key lies between theirs.
+                let r = at_within(agent, a.t + dur * i as f64 / 4.0, ka, kb);
                 let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
                 let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
                 (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
@@ -588,7 +625,7 @@ fn search(
         // of `length` does; a step whose root progresses more than that
         // leaves the trailing foot behind, out of reach of a short-legged
         // character, while the body is still on the path.
-        let progress = ((rb[0] - ra[0]) * b.heading.cos() + (rb[1] - ra[1]) * b.heading.sin()).max(0.0);
+        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
         let mismatch = (progress - length).max(0.0);
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
@@ -607,10 +644,14 @@ fn search(
         let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
         p.mass * (p.e_s * tau + p.e_w * d2 / tau)
     };
-    // Made once per (k, foot).
-    let typical_of = footstep_at;
-    let typical_cache: std::cell::RefCell<Vec<Option<(Footstep, f64)>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
-    let typical = |k: i64, foot: Foot| -> (Footstep, f64) {
+    // Made once per (k, foot), with the cosine and sine of the heading.
+    let typical_of = |k: i64, foot: Foot| {
+        let (f, length) = footstep_at(k, foot);
+        (f, length, (f.heading.cos(), f.heading.sin()))
+    };
+    type Typical = (Footstep, f64, (f64, f64));
+    let typical_cache: std::cell::RefCell<Vec<Option<Typical>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
+    let typical = |k: i64, foot: Foot| -> Typical {
         let slot = 2 * k as usize + foot.index();
         if let Some(f) = typical_cache.borrow().get(slot).copied().flatten() {
             return f;
@@ -627,7 +668,8 @@ fn search(
         |&n| {
             expanded += 1;
             let Node::Plant(k, foot) = n else { return Vec::new() };
-            let (a, _) = typical(k, foot);
+            let (a, _, cs_a) = typical(k, foot);
+            let from = (&a, cs_a, key_of(k));
             let ra = path_of(k);
             let next = foot.other();
             let mut out = Vec::new();
@@ -636,14 +678,14 @@ fn search(
                 if kb > k_max {
                     break;
                 }
-                let (b, length) = typical(kb, next);
-                if let Some(c) = step_cost(&a, &b, ra, path_of(kb), length) {
+                let (b, length, cs_b) = typical(kb, next);
+                if let Some(c) = step_cost(from, (&b, cs_b, key_of(kb)), ra, path_of(kb), length) {
                     out.push((Node::Plant(kb, next), (c * scale) as i64));
                 }
             }
             // The goal: the right foot lands on the goal's right footprint.
             if next == Foot::Right
-                && let Some(c) = step_cost(&a, &goal.right, ra, goal_pos, goal.gait.step_length)
+                && let Some(c) = step_cost(from, goal_at, ra, goal_pos, goal.gait.step_length)
             {
                 out.push((Node::Goal, (c * scale) as i64));
             }
@@ -715,13 +757,18 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
         1 => ((q[0] - hull[0][0]).hypot(q[1] - hull[0][1]), hull[0]),
         _ => {
             let n = hull.len();
-            let mut inside = n >= 3;
+            // Inside (left of every edge): no distance to compute.
+            let left_of = |i: usize| {
+                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let cross = (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
+                cross >= 0.0 || cross.is_nan()
+            };
+            if n >= 3 && (0..n).all(left_of) {
+                return (0.0, q);
+            }
             let mut best = (f64::INFINITY, q);
             for i in 0..n {
                 let (a, b) = (hull[i], hull[(i + 1) % n]);
-                if n >= 3 && (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]) < 0.0 {
-                    inside = false;
-                }
                 let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
                 let len2 = (ux * ux + uy * uy).max(1e-18);
                 let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
@@ -734,7 +781,7 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
                     break;
                 }
             }
-            if inside { (0.0, q) } else { best }
+            best
         }
     }
 }

@@ -77,6 +77,78 @@ pub struct StepLibrary {
     /// Per clip, the slerp arcs between its consecutive frames
     /// ([`Clip::arcs`]), so that sampling takes no arccosine.
     arcs: Vec<Vec<SlerpArc>>,
+    /// Per stance foot, the triangles near each cell of a grid over the
+    /// landings, for [`StepLibrary::weights`].
+    cells: [TriangleGrid; 2],
+}
+
+/// The triangles (indices, increasing) whose bounding box comes within
+/// [`TriangleGrid::MARGIN`] of each cell of a uniform grid: a point's cell
+/// lists every triangle whose box lies within 1e-9 m of the point, so the
+/// search of [`StepLibrary::weights`] that skips the others can skip the
+/// triangles not listed.
+#[derive(Debug, Clone, Default)]
+struct TriangleGrid {
+    /// Lower corner `[m]`.
+    origin: [f64; 2],
+    /// Cell size `[m]` per axis.
+    cell: [f64; 2],
+    /// Cells per axis.
+    size: usize,
+    /// Triangle indices per cell, row-major.
+    lists: Vec<Vec<usize>>,
+}
+
+impl TriangleGrid {
+    /// Slack around each triangle's box `[m]`: far above the 1e-9 m the
+    /// search tests and the rounding of a cell index.
+    const MARGIN: f64 = 1e-6;
+
+    fn new(boxes: &[[[f64; 2]; 2]]) -> TriangleGrid {
+        if boxes.is_empty() {
+            return TriangleGrid::default();
+        }
+        let lo = [0, 1].map(|a| boxes.iter().map(|b| b[0][a]).fold(f64::INFINITY, f64::min));
+        let hi = [0, 1].map(|a| boxes.iter().map(|b| b[1][a]).fold(f64::NEG_INFINITY, f64::max));
+        let size = ((boxes.len() as f64).sqrt().ceil() as usize).clamp(1, 32);
+        let cell = [0, 1].map(|a| ((hi[a] - lo[a]) / size as f64).max(1e-9));
+        let mut grid = TriangleGrid { origin: lo, cell, size, lists: vec![Vec::new(); size * size] };
+        for (i, b) in boxes.iter().enumerate() {
+            let from = grid.index([b[0][0] - Self::MARGIN, b[0][1] - Self::MARGIN]);
+            let to = grid.index([b[1][0] + Self::MARGIN, b[1][1] + Self::MARGIN]);
+            for y in from[1]..=to[1] {
+                for x in from[0]..=to[0] {
+                    grid.lists[y * size + x].push(i);
+                }
+            }
+        }
+        grid
+    }
+
+    /// The cell of `p`, clamped into the grid.
+    fn index(&self, p: [f64; 2]) -> [usize; 2] {
+        [0, 1].map(|a| {
+            let x = ((p[a] - self.origin[a]) / self.cell[a]).floor();
+            if x.is_nan() { 0 } else { x.clamp(0.0, (self.size - 1) as f64) as usize }
+        })
+    }
+
+    /// The triangles listed near `p`, or `None` when `p` lies farther than
+    /// the margin outside the grid (no triangle's box is within 1e-9 m).
+    fn near(&self, p: [f64; 2]) -> Option<&[usize]> {
+        if self.size == 0 {
+            return None;
+        }
+        let end = [0, 1].map(|a| self.origin[a] + self.cell[a] * self.size as f64);
+        let outside = (0..2).any(|a| {
+            !(p[a] >= self.origin[a] - Self::MARGIN / 2.0 && p[a] <= end[a] + Self::MARGIN / 2.0)
+        });
+        if outside {
+            return None;
+        }
+        let [x, y] = self.index(p);
+        Some(&self.lists[y * self.size + x])
+    }
 }
 
 impl StepLibrary {
@@ -148,7 +220,20 @@ impl StepLibrary {
                 .collect()
         });
         let arcs = clips.iter().map(Clip::arcs).collect();
-        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs })
+        let cells = std::array::from_fn(|f| {
+            let tris: &Vec<[usize; 3]> = &triangles[f];
+            let boxes: Vec<[[f64; 2]; 2]> = tris
+                .iter()
+                .map(|t| {
+                    let p = t.map(|i| steps[i].annotation.landing);
+                    let lo = [0, 1].map(|a| p[0][a].min(p[1][a]).min(p[2][a]));
+                    let hi = [0, 1].map(|a| p[0][a].max(p[1][a]).max(p[2][a]));
+                    [lo, hi]
+                })
+                .collect();
+            TriangleGrid::new(&boxes)
+        });
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells })
     }
 
     /// Landing position of step `i` `[m]`.
@@ -179,7 +264,15 @@ impl StepLibrary {
         // triangle before it is farther than 1e-12 m (the scan below picks
         // it then too). A triangle whose box lies more than 1e-9 m away is
         // farther than that without computing its distance.
-        for tri in tris {
+        // Only the triangles listed near the target can have their box
+        // within 1e-9 m of it (none outside the grid; all of them for a
+        // target that is not a number, as the box test lets those by).
+        let (listed, all) = match self.cells[f].near(target) {
+            Some(list) => (list, 0..0),
+            None if target.iter().any(|x| x.is_nan()) => (&[][..], 0..tris.len()),
+            None => (&[][..], 0..0),
+        };
+        for tri in listed.iter().copied().chain(all).map(|i| &tris[i]) {
             let t = corners(tri);
             if box_gap(&t) > 1e-9 {
                 continue;
