@@ -491,15 +491,17 @@ pub(crate) fn reduce(
         // Per slot: the keys' values (rotations on the same hemisphere) and
         // the arc between them.
         let mut ends = vec![([0.0; 4], [0.0; 4], 0.0, 0.0); group.channels.len()];
-        // A group of one rotation channel, of joint j, needs no forward
-        // kinematics: turning j's local rotation from r₀ (the pose as played
-        // so far) to r turns its whole subtree rigidly about j by the world
-        // rotation Δ = (q_parent r)(q_parent r₀)⁻¹, so a joint x below moves
-        // to j + Δ(x − j). Per sample and checked joint: the offset x − j
-        // and x's error in that pose.
-        let single = match group.channels[..] {
-            [i] if channels[i].property == Property::Rotation => Some(channels[i].joint),
-            _ => None,
+        // A group whose channels all drive one joint j (its rotation, its
+        // translation or both: a single channel, or the root's hips) needs
+        // no forward kinematics: turning j's local rotation from r₀ (the
+        // pose as played so far) to r turns its whole subtree rigidly about
+        // j by the world rotation Δ = (q_parent r)(q_parent r₀)⁻¹, and
+        // moving its local translation moves the subtree with j, so a joint
+        // x below moves to j' + Δ(x − j). Per sample and checked joint: the
+        // offset x − j and x's error in that pose.
+        let single = {
+            let j = channels[group.channels[0]].joint;
+            group.channels.iter().all(|&i| channels[i].joint == j).then_some(j)
         };
         let rigid: Vec<([f64; 3], [f64; 3])> = match single {
             Some(j) => (0..m)
@@ -533,23 +535,52 @@ pub(crate) fn reduce(
             let mut within = |k: usize| -> bool {
                 if let Some(j) = single {
                     let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
-                    let r = match c0 {
-                        None => baked_q[j],
-                        Some(_) => {
-                            let (qa, qc, th, sn) = ends[0];
-                            slerp_pre(qa, qc, th, sn, u)
-                        }
-                    };
-                    if dot(r, baked_q[k * n + j]).abs() < min_cos {
-                        return false;
-                    }
                     let parent = parents[j].map_or([0.0, 0.0, 0.0, 1.0], |p| wq[k * n + p]);
-                    let old = wq[k * n + j];
-                    let turn = mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]);
+                    // The turn of the subtree, when the group turns j.
+                    let turn = match slot_of[j].0 {
+                        Some(slot) => {
+                            let r = match c0 {
+                                None => baked_q[j],
+                                Some(_) => {
+                                    let (qa, qc, th, sn) = ends[slot];
+                                    slerp_pre(qa, qc, th, sn, u)
+                                }
+                            };
+                            if dot(r, baked_q[k * n + j]).abs() < min_cos {
+                                return false;
+                            }
+                            let old = wq[k * n + j];
+                            Some(mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]))
+                        }
+                        None => None,
+                    };
+                    // The move of j, when the group moves it.
+                    let shift: Option<[f64; 3]> = slot_of[j].1.map(|_| {
+                        let t = match c0 {
+                            None => baked_t[j],
+                            Some(c0) => {
+                                let (ta, tc) = (played_t[a0 * n + j], played_t[c0 * n + j]);
+                                std::array::from_fn(|v| ta[v] + (tc[v] - ta[v]) * u)
+                            }
+                        };
+                        let at: [f64; 3] = match parents[j] {
+                            Some(px) => {
+                                let (pp, ps) = (wp[k * n + px], wscale[px]);
+                                let d = rotate(parent, std::array::from_fn(|v| t[v] * ps[v]));
+                                std::array::from_fn(|v| pp[v] + d[v])
+                            }
+                            None => t,
+                        };
+                        let old = wp[k * n + j];
+                        std::array::from_fn(|v| at[v] - old[v])
+                    });
                     return checked.iter().enumerate().all(|(xi, &x)| {
                         let (o, e) = rigid[k * checked.len() + xi];
-                        let moved = rotate(turn, o);
-                        let d: [f64; 3] = std::array::from_fn(|v| e[v] + moved[v] - o[v]);
+                        let moved = turn.map_or(o, |turn| rotate(turn, o));
+                        let d: [f64; 3] = match shift {
+                            None => std::array::from_fn(|v| e[v] + moved[v] - o[v]),
+                            Some(sh) => std::array::from_fn(|v| e[v] + sh[v] + moved[v] - o[v]),
+                        };
                         let (pos2, contact2) = bound2[g][x];
                         let over_p = extremity[x] && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > pos2 * inside;
                         let over_c = foot_of[x].is_some_and(|side| planted[k][side])
