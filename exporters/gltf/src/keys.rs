@@ -209,12 +209,20 @@ fn simplify(m: usize, must: &[bool], mut fits: impl FnMut(usize, Option<usize>) 
     if !must[1..].iter().any(|&x| x) && fits(0, None) {
         return vec![0];
     }
+    // The first must at or after each sample (m: none).
+    let mut next_must = vec![m; m + 1];
+    for k in (0..m).rev() {
+        next_must[k] = if must[k] { k } else { next_must[k + 1] };
+    }
     let mut kept = vec![0];
     let mut a0 = 0;
     // The last step, where the gallop starts (steps change slowly).
     let mut step = 2;
     while a0 + 1 < m {
-        let limit = (a0 + 1..m).find(|&k| must[k]).unwrap_or(m - 1);
+        let limit = match next_must[a0 + 1] {
+            k if k < m => k,
+            _ => m - 1,
+        };
         // Gallop: lo fits (or is the next sample), hi does not (or is past
         // the limit).
         let (mut lo, mut hi) = (a0 + 1, limit + 1);
@@ -444,11 +452,10 @@ pub(crate) fn reduce(
     // for None) at every sample, from the local values.
     let pose =
         |top: Option<usize>, local_q: &[[f64; 4]], local_t: &[[f64; 3]], wp: &mut [[f64; 3]], wq: &mut [[f64; 4]]| {
+            let joints: Vec<usize> =
+                (top.unwrap_or(0)..n).filter(|&x| top.is_none_or(|t| ancestor[x][t])).collect();
             for k in 0..m {
-                for x in top.unwrap_or(0)..n {
-                    if top.is_some_and(|t| !ancestor[x][t]) {
-                        continue;
-                    }
+                for &x in &joints {
                     let (r, t) = (local_q[k * n + x], local_t[k * n + x]);
                     let i = k * n + x;
                     match parents[x] {
@@ -643,11 +650,12 @@ pub(crate) fn reduce(
                 None => (1, m),
             };
             // The middle first (where linear playback strays most), then
-            // every sample.
-            if hi > lo && !within((lo + hi) / 2) {
+            // every other sample.
+            let mid = (lo + hi) / 2;
+            if hi > lo && !within(mid) {
                 return false;
             }
-            (lo..hi).all(&mut within)
+            (lo..hi).filter(|&k| k != mid).all(&mut within)
         });
         // Play the group from its keys.
         for &i in &group.channels {
