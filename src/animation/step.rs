@@ -101,7 +101,11 @@ impl Placing<'_> {
 impl Step<'_> {
     /// The blended, offset pose before placement and IK.
     fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
-        let mut pose = gait.library.pose(&self.weights, u);
+        self.offset_pose(gait.library.pose(&self.weights, u), u)
+    }
+
+    /// [`Step::raw_pose`] from the blend's pose at `u` (the library's).
+    fn offset_pose(&self, mut pose: Pose, u: f64) -> Pose {
         let lift = self.lift.min(0.9);
         let fade = 1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6));
         apply_delta(&mut pose, &self.start_delta, fade);
@@ -145,8 +149,12 @@ impl Step<'_> {
     /// The final pose at phase `u`: placed, with the stance foot held on its
     /// footprint and the swing foot corrected.
     fn posed(&self, skeletal: &Skeletal, u: f64) -> Posed {
+        self.posed_from(skeletal, self.raw_pose(&skeletal.gait, u), u)
+    }
+
+    /// [`Step::posed`] from the raw pose at `u` ([`Step::raw_pose`]).
+    fn posed_from(&self, skeletal: &Skeletal, raw: Pose, u: f64) -> Posed {
         let (gait, legs) = (&skeletal.gait, &skeletal.legs);
-        let raw = self.raw_pose(gait, u);
         let mut p = self.place(skeletal, raw, u);
         let swing = self.stance.other();
         let lift = self.lift.min(0.95);
@@ -252,23 +260,25 @@ pub fn synthesize_walker(
             swing_free_end: V3::zeros(),
         };
         let leg = skeletal.legs.leg(a.foot);
-        let raw0 = step.raw_pose(gait, 0.0);
-        let raw1 = step.raw_pose(gait, 1.0);
+        // The raw poses at both ends, from the blend's poses made above.
+        let raw0 = step.offset_pose(b0, 0.0);
+        let raw1 = step.offset_pose(b1, 1.0);
         step.stance_yaw0 = stance_yaw(&mut PoseFk::new(sk, raw0), leg);
-        let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1), leg) - step.stance_yaw0);
+        let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1.clone()), leg) - step.stance_yaw0);
         step.yaw0 = gltf_yaw(a.heading);
         step.yaw_turn = wrap_angle_exact(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
         // Where the swing foot would be without correction.
         let swing = skeletal.legs.leg(a.foot.other());
-        let free = |u: f64| {
-            let mut placing = step.place(skeletal, step.raw_pose(gait, u), u);
+        let free = |raw: Pose, u: f64| {
+            let mut placing = step.place(skeletal, raw, u);
             let c = placing.fk.position(swing.contact);
             placing.world(c)
         };
-        let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
+        let lift = step.lift.min(0.95);
+        let (free_lift, free_end) = (free(step.raw_pose(gait, lift), lift), free(raw1.clone(), 1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
-        prev_end = step.posed(skeletal, 1.0).pose;
+        prev_end = step.posed_from(skeletal, raw1, 1.0).pose;
         steps.push(step);
     }
     // The pose at time t: the step whose [t0, t1) holds it (the last one
