@@ -672,16 +672,18 @@ pub(crate) fn reduce(
                 for (w, pair) in kept.windows(2).enumerate() {
                     let (a0, c0) = (pair[0], pair[1]);
                     let last = usize::from(w + 2 == kept.len());
+                    // The arc between the keys, once per key pair.
+                    let (qa, mut qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
+                    if dot(qa, qc) < 0.0 {
+                        qc = qc.map(|v| -v);
+                    }
+                    let th = dot(qa, qc).min(1.0).acos();
+                    let sn = th.sin();
                     for k in a0..c0 + last {
                         let u = (times[k] - times[a0]) / (times[c0] - times[a0]);
                         match ch.property {
                             Property::Rotation => {
-                                let (qa, mut qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
-                                if dot(qa, qc) < 0.0 {
-                                    qc = qc.map(|v| -v);
-                                }
-                                let th = dot(qa, qc).min(1.0).acos();
-                                local_q[k * n + j] = slerp_pre(qa, qc, th, th.sin(), u);
+                                local_q[k * n + j] = slerp_pre(qa, qc, th, sn, u);
                             }
                             Property::Translation => {
                                 let (ta, tc) = (played_t[a0 * n + j], played_t[c0 * n + j]);
@@ -719,20 +721,30 @@ pub(crate) fn reduce(
                     continue;
                 }
                 let mut at = 0;
+                // The arc of the key pair at `at` (made when `at` moves).
+                let arc = |at: usize| {
+                    let (a0, c0) = (kept[at], kept[at + 1]);
+                    let (qa, mut qc) = (value_q[a0 * n + j], value_q[c0 * n + j]);
+                    if dot(qa, qc) < 0.0 {
+                        qc = qc.map(|v| -v);
+                    }
+                    let th = dot(qa, qc).min(1.0).acos();
+                    (qa, qc, th, th.sin())
+                };
+                let mut ends = (ch.property == Property::Rotation).then(|| arc(0));
                 for k in 0..m {
                     while at + 2 < kept.len() && key_t[kept[at + 1]] <= times[k] {
                         at += 1;
+                        if ends.is_some() {
+                            ends = Some(arc(at));
+                        }
                     }
                     let (a0, c0) = (kept[at], kept[at + 1]);
                     let u = ((times[k] - key_t[a0]) / (key_t[c0] - key_t[a0])).clamp(0.0, 1.0);
                     match ch.property {
                         Property::Rotation => {
-                            let (qa, mut qc) = (value_q[a0 * n + j], value_q[c0 * n + j]);
-                            if dot(qa, qc) < 0.0 {
-                                qc = qc.map(|v| -v);
-                            }
-                            let th = dot(qa, qc).min(1.0).acos();
-                            local_q[k * n + j] = slerp_pre(qa, qc, th, th.sin(), u);
+                            let (qa, qc, th, sn) = ends.unwrap_or_else(|| arc(at));
+                            local_q[k * n + j] = slerp_pre(qa, qc, th, sn, u);
                         }
                         Property::Translation => {
                             let (ta, tc) = (value_t[a0 * n + j], value_t[c0 * n + j]);
