@@ -804,6 +804,34 @@ mod tests {
     }
 
     #[test]
+    fn path_samples_are_the_runtimes_bit_for_bit() {
+        // Headings that wrap, turn by more than π between keys, and lie
+        // beyond 2π.
+        let headings = [3.1, -3.0, 0.2, 7.0, -6.5, 2.0, 12.9];
+        let keys: Vec<PathKey> = headings
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| PathKey { t: 1.0 + 0.7 * i as f64, position: [0.3 * i as f64, 1.0 - 0.2 * i as f64], heading: h })
+            .collect();
+        let r = PointRef { side: Side::West, index: 0 };
+        let agent = BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys };
+        for i in -10..=600 {
+            let t = 1.0 + f64::from(i) * 0.0073;
+            let mine = path_sample(&agent, t).map(|(p, h)| (p.map(f64::to_bits), h.to_bits()));
+            let theirs = agent.sample(t).map(|(p, h)| (p.map(f64::to_bits), h.to_bits()));
+            assert_eq!(mine, theirs, "t = {t}");
+            assert_eq!(path_position(&agent, t).map(|p| p.map(f64::to_bits)), theirs.map(|x| x.0));
+            // A window that holds the key after t gives the same.
+            let k = key_after(&agent, t);
+            let (lo, hi) = (k.saturating_sub(2), (k + 3).min(agent.keys.len()));
+            assert_eq!(at_within(&agent, t, lo, hi).map(f64::to_bits), at(&agent, t).0.map(f64::to_bits));
+        }
+        for a in [-20.0, -7.0, -3.2, -0.0, 0.0, 3.2, 6.4, 100.0, f64::NAN] {
+            assert_eq!(wrap_angle_exact(a).to_bits(), crowdpatch_runtime::format::wrap_angle(a).to_bits(), "{a}");
+        }
+    }
+
+    #[test]
     fn convex_hull_and_distance() {
         let h = convex_hull(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]]);
         assert_eq!(h.len(), 4);

@@ -538,6 +538,91 @@ mod tests {
     use super::*;
     use crate::character::builtin;
 
+    /// The weights by a scan of every triangle in order (the search
+    /// without the grid).
+    fn weights_by_scan(lib: &StepLibrary, stance: Foot, target: [f64; 2]) -> Option<Weights> {
+        let tris = &lib.triangles[stance.index()];
+        let corners = |tri: &[usize; 3]| [lib.landing(tri[0]), lib.landing(tri[1]), lib.landing(tri[2])];
+        let box_gap = |t: &[[f64; 2]; 3]| {
+            let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
+            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            gx.max(gy)
+        };
+        for tri in tris {
+            let t = corners(tri);
+            if box_gap(&t) > 1e-9 {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
+            if d == 0.0 {
+                return Some(tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect());
+            }
+            if d <= 1e-12 {
+                break;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_triangle_grid_finds_what_a_scan_of_every_triangle_finds() {
+        let c = builtin::character();
+        let lib = StepLibrary::new(&c).unwrap();
+        let bits = |w: &Weights| w.iter().map(|&(i, x)| (i, x.to_bits())).collect::<Vec<_>>();
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for foot in Foot::BOTH {
+            // Landings themselves (on triangle corners and edges), points
+            // inside and around the landings, and far away.
+            let mut targets: Vec<[f64; 2]> = lib.by_foot[foot.index()].iter().map(|&i| lib.landing(i)).collect();
+            for _ in 0..20_000 {
+                targets.push([3.0 * next() - 1.0, 2.0 * next() - 1.0]);
+            }
+            targets.extend([[f64::NAN, 0.3], [50.0, -40.0], [0.6, f64::INFINITY]]);
+            for t in targets {
+                let fast = lib.weights(foot, t);
+                if let Some(scan) = weights_by_scan(&lib, foot, t) {
+                    assert_eq!(bits(&fast), bits(&scan), "{foot:?} {t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn poses_are_the_blend_of_the_clips_samples_bit_for_bit() {
+        let c = builtin::character();
+        let lib = StepLibrary::new(&c).unwrap();
+        let bits = |p: &[Transform]| {
+            p.iter()
+                .flat_map(|x| {
+                    x.translation.iter().chain(x.rotation.coords.iter()).chain(x.scale.iter()).map(|v| v.to_bits())
+                })
+                .collect::<Vec<_>>()
+        };
+        for foot in Foot::BOTH {
+            for target in [[0.6, -0.19 * foot.sign()], [0.4, -0.3 * foot.sign()], [0.9, 0.1]] {
+                let w = lib.weights(foot, target);
+                for u in [0.0, 0.13, 0.5, 0.77, 1.0] {
+                    let samples: Vec<(Pose, f64)> = w
+                        .iter()
+                        .map(|&(i, x)| {
+                            let a = &lib.steps[i].annotation;
+                            (lib.clips[a.clip].sample(a.start + u * a.duration), x)
+                        })
+                        .collect();
+                    let refs: Vec<(&[Transform], f64)> = samples.iter().map(|(p, x)| (p.as_slice(), *x)).collect();
+                    assert_eq!(bits(&lib.pose(&w, u)), bits(&crate::character::blend_poses(&refs)), "{w:?} at {u}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn barycentric_weights_reproduce_landings_inside_the_hull() {
         let c = builtin::character();
