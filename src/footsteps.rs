@@ -811,7 +811,11 @@ mod tests {
         let keys: Vec<PathKey> = headings
             .iter()
             .enumerate()
-            .map(|(i, &h)| PathKey { t: 1.0 + 0.7 * i as f64, position: [0.3 * i as f64, 1.0 - 0.2 * i as f64], heading: h })
+            .map(|(i, &h)| PathKey {
+                t: 1.0 + 0.7 * i as f64,
+                position: [0.3 * i as f64, 1.0 - 0.2 * i as f64],
+                heading: h,
+            })
             .collect();
         let r = PointRef { side: Side::West, index: 0 };
         let agent = BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys };

@@ -170,8 +170,8 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
     match leg.bent {
         Some((thigh, shin)) => {
             let contact = leg.contact;
-            let reach = 0.999 * ((fk.position(shin) - fk.position(thigh)).norm()
-                + (fk.position(ankle) - fk.position(shin)).norm());
+            let reach = 0.999
+                * ((fk.position(shin) - fk.position(thigh)).norm() + (fk.position(ankle) - fk.position(shin)).norm());
             let ankle_at = fk.position(ankle) + delta;
             let contact_at = fk.position(contact) + delta;
             let hip = fk.position(thigh);
@@ -271,8 +271,8 @@ pub(super) fn reach_fix_fk(legs: &Legs, fk: &mut PoseFk<'_>, feet: &[(Foot, V3, 
             }
             // Only legs that move_foot bends by IK.
             let (thigh, shin) = leg.bent?;
-            let reach = 0.998 * ((fk.position(shin) - fk.position(thigh)).norm()
-                + (fk.position(ankle) - fk.position(shin)).norm());
+            let reach = 0.998
+                * ((fk.position(shin) - fk.position(thigh)).norm() + (fk.position(ankle) - fk.position(shin)).norm());
             let contact_at = fk.position(leg.contact) + delta;
             let ankle_at = fk.position(ankle) + delta;
             let hip = fk.position(thigh);

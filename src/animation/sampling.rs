@@ -82,7 +82,8 @@ pub(super) fn refine_keys(
     times: &[f64],
     eval: &dyn Fn(f64) -> Posed,
 ) -> (Vec<f64>, Vec<Posed>) {
-    let planted = |t: f64| footsteps.iter().filter(move |f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position)));
+    let planted =
+        |t: f64| footsteps.iter().filter(move |f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position)));
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };

@@ -5,9 +5,9 @@
 //! Coordinates" §4.1–4.4, eqs. 1–2).
 
 use super::analysis::{ClipAnalysis, PlantThresholds, StepAnnotation, analyse};
-use super::{Character, Clip, Pose, Quat, SlerpArc, Transform, V3};
 #[cfg(doc)]
 use super::blend_poses;
+use super::{Character, Clip, Pose, Quat, SlerpArc, Transform, V3};
 use crowdpatch_runtime::format::Foot;
 
 /// Why a character cannot walk.
@@ -140,9 +140,8 @@ impl TriangleGrid {
             return None;
         }
         let end = [0, 1].map(|a| self.origin[a] + self.cell[a] * self.size as f64);
-        let outside = (0..2).any(|a| {
-            !(p[a] >= self.origin[a] - Self::MARGIN / 2.0 && p[a] <= end[a] + Self::MARGIN / 2.0)
-        });
+        let outside =
+            (0..2).any(|a| !(p[a] >= self.origin[a] - Self::MARGIN / 2.0 && p[a] <= end[a] + Self::MARGIN / 2.0));
         if outside {
             return None;
         }
@@ -410,11 +409,8 @@ impl StepLibrary {
                 let c = p.rotation.coords;
                 q += if c.dot(&first) < 0.0 { -c * x } else { c * x };
             }
-            let rotation = if q.norm() > 1e-12 {
-                Quat::from_quaternion(nalgebra::Quaternion::from(q))
-            } else {
-                p0.rotation
-            };
+            let rotation =
+                if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(q)) } else { p0.rotation };
             Transform { translation: t, rotation, scale: s }
         }));
     }

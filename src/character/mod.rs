@@ -373,11 +373,7 @@ impl Clip {
         let n = self.frames.len();
         let d = self.duration();
         // `t.rem_euclid(d)` is `t` itself in [0, d) (exact: no fmod).
-        let t = if self.cyclic {
-            if (0.0..d).contains(&t) { t } else { t.rem_euclid(d) }
-        } else {
-            t.clamp(0.0, d)
-        };
+        let t = if self.cyclic { if (0.0..d).contains(&t) { t } else { t.rem_euclid(d) } } else { t.clamp(0.0, d) };
         let x = t / self.frame_interval;
         let i = (x.floor() as usize).min(n - 1);
         let u = x - i as f64;
@@ -393,7 +389,10 @@ impl Clip {
         let next = |i: usize| if self.cyclic { (i + 1) % n } else { (i + 1).min(n - 1) };
         (0..n)
             .flat_map(|i| {
-                self.frames[i].iter().zip(&self.frames[next(i)]).map(|(a, b)| SlerpArc::new(&a.rotation, &b.rotation, 1e-12))
+                self.frames[i]
+                    .iter()
+                    .zip(&self.frames[next(i)])
+                    .map(|(a, b)| SlerpArc::new(&a.rotation, &b.rotation, 1e-12))
             })
             .collect()
     }

@@ -452,8 +452,7 @@ pub(crate) fn reduce(
     // for None) at every sample, from the local values.
     let pose =
         |top: Option<usize>, local_q: &[[f64; 4]], local_t: &[[f64; 3]], wp: &mut [[f64; 3]], wq: &mut [[f64; 4]]| {
-            let joints: Vec<usize> =
-                (top.unwrap_or(0)..n).filter(|&x| top.is_none_or(|t| ancestor[x][t])).collect();
+            let joints: Vec<usize> = (top.unwrap_or(0)..n).filter(|&x| top.is_none_or(|t| ancestor[x][t])).collect();
             for k in 0..m {
                 for &x in &joints {
                     let (r, t) = (local_q[k * n + x], local_t[k * n + x]);
