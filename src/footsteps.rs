@@ -501,8 +501,7 @@ fn finish_lifts(footsteps: &mut [Footstep], gait: &GaitModel) {
             Some(after) => {
                 let next = footsteps[j + 1];
                 let q = landing_of(&next, after);
-                let w = gait.library.weights(next.foot, q);
-                let share = gait.library.blended(&w).lift;
+                let share = gait.library.blended_at(next.foot, q).lift;
                 next.t + share * (after.t - next.t)
             }
             None => footsteps.get(j + 1).map_or(footsteps[j].t, |n| n.t),
@@ -606,8 +605,7 @@ fn search(
         if miss > p.max_miss {
             return None;
         }
-        let w = gait.library.weights(a.foot, near);
-        let blend = gait.library.blended(&w);
+        let blend = gait.library.blended_at(a.foot, near);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
@@ -766,19 +764,28 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
             if n >= 3 && (0..n).all(left_of) {
                 return (0.0, q);
             }
-            let mut best = (f64::INFINITY, q);
-            for i in 0..n {
+            let edges = if n == 2 { 1 } else { n };
+            let nearest = |i: usize| {
                 let (a, b) = (hull[i], hull[(i + 1) % n]);
                 let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
                 let len2 = (ux * ux + uy * uy).max(1e-18);
                 let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
-                let c = [a[0] + s * ux, a[1] + s * uy];
+                [a[0] + s * ux, a[1] + s * uy]
+            };
+            // The first edge of least distance (`hypot`), its distance
+            // taken only where the squared distance is within 10⁻⁹ of the
+            // least one (the others are farther, whatever the rounding).
+            let square = |c: [f64; 2]| (c[0] - q[0]) * (c[0] - q[0]) + (c[1] - q[1]) * (c[1] - q[1]);
+            let least = (0..edges).map(|i| square(nearest(i))).fold(f64::INFINITY, f64::min);
+            let mut best = (f64::INFINITY, q);
+            for i in 0..edges {
+                let c = nearest(i);
+                if least.is_finite() && !(square(c) <= least * (1.0 + 1e-9)) {
+                    continue;
+                }
                 let d = (c[0] - q[0]).hypot(c[1] - q[1]);
                 if d < best.0 {
                     best = (d, c);
-                }
-                if n == 2 {
-                    break;
                 }
             }
             best
@@ -832,6 +839,53 @@ mod tests {
         }
         for a in [-20.0, -7.0, -3.2, -0.0, 0.0, 3.2, 6.4, 100.0, f64::NAN] {
             assert_eq!(wrap_angle_exact(a).to_bits(), crowdpatch_runtime::format::wrap_angle(a).to_bits(), "{a}");
+        }
+    }
+
+    #[test]
+    fn hull_distances_are_those_of_every_edge_bit_for_bit() {
+        // Every edge's distance with `hypot`, the first least one.
+        let plain = |hull: &[[f64; 2]], q: [f64; 2]| {
+            let n = hull.len();
+            let mut inside = n >= 3;
+            let mut best = (f64::INFINITY, q);
+            for i in 0..n {
+                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                if n >= 3 && (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]) < 0.0 {
+                    inside = false;
+                }
+                let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = (ux * ux + uy * uy).max(1e-18);
+                let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
+                let c = [a[0] + s * ux, a[1] + s * uy];
+                let d = (c[0] - q[0]).hypot(c[1] - q[1]);
+                if d < best.0 {
+                    best = (d, c);
+                }
+                if n == 2 {
+                    break;
+                }
+            }
+            if inside { (0.0, q) } else { best }
+        };
+        let gait = GaitModel::new(&builtin::character()).unwrap();
+        let mut x = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        for hull in [&gait.hulls[0][..], &gait.hulls[1][..], &square[..], &square[..2]] {
+            let mut points: Vec<[f64; 2]> = (0..20_000).map(|_| [4.0 * next() - 2.0, 4.0 * next() - 2.0]).collect();
+            // On the vertices, and equally far from two edges.
+            points.extend(hull.iter().copied());
+            points.extend([[0.5, -1.0], [2.0, 2.0], [-1.0, -1.0], [f64::NAN, 0.0]]);
+            for q in points {
+                let (a, b) = (hull_distance(hull, q), plain(hull, q));
+                assert_eq!((a.0.to_bits(), a.1.map(f64::to_bits)), (b.0.to_bits(), b.1.map(f64::to_bits)), "{q:?}");
+            }
         }
     }
 

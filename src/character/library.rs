@@ -82,6 +82,13 @@ pub struct StepLibrary {
     cells: [TriangleGrid; 2],
 }
 
+/// Weights as [`StepLibrary::weights`] finds them: those of a triangle
+/// (at most three, in place), or of the degenerate search.
+enum Found {
+    Few([(usize, f64); 3], usize),
+    Many(Weights),
+}
+
 /// The triangles (indices, increasing) whose bounding box comes within
 /// [`TriangleGrid::MARGIN`] of each cell of a uniform grid: a point's cell
 /// lists every triangle whose box lies within 1e-9 m of the point, so the
@@ -246,6 +253,23 @@ impl StepLibrary {
     /// than three usable landings, the nearest point of the segment between
     /// the two nearest, or the nearest step.
     pub fn weights(&self, stance: Foot, target: [f64; 2]) -> Weights {
+        match self.weights_found(stance, target) {
+            Found::Few(w, len) => w[..len].to_vec(),
+            Found::Many(w) => w,
+        }
+    }
+
+    /// The annotations of the blend of [`StepLibrary::weights`]`(stance,
+    /// target)`: [`StepLibrary::blended`] of them, without allocating them.
+    pub fn blended_at(&self, stance: Foot, target: [f64; 2]) -> BlendedStep {
+        match self.weights_found(stance, target) {
+            Found::Few(w, len) => self.blended(&w[..len]),
+            Found::Many(w) => self.blended(&w),
+        }
+    }
+
+    /// [`StepLibrary::weights`], those of a triangle without an allocation.
+    fn weights_found(&self, stance: Foot, target: [f64; 2]) -> Found {
         let f = stance.index();
         let tris = &self.triangles[f];
         let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
@@ -257,8 +281,15 @@ impl StepLibrary {
             let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
             gx.max(gy)
         };
-        let pick =
-            |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
+        let pick = |tri: &[usize; 3], w: [f64; 3]| {
+            let mut out = [(0, 0.0); 3];
+            let mut len = 0;
+            for x in tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9) {
+                out[len] = x;
+                len += 1;
+            }
+            Found::Few(out, len)
+        };
         // Fast path: the first triangle holding the target, when every
         // triangle before it is farther than 1e-12 m (the scan below picks
         // it then too). A triangle whose box lies more than 1e-9 m away is
@@ -330,7 +361,7 @@ impl StepLibrary {
                 }
             }
         }
-        best.1
+        Found::Many(best.1)
     }
 
     /// The weighted annotations of a blend.
