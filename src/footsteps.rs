@@ -780,7 +780,8 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
             let mut best = (f64::INFINITY, q);
             for i in 0..edges {
                 let c = nearest(i);
-                if least.is_finite() && !(square(c) <= least * (1.0 + 1e-9)) {
+                let sq = square(c);
+                if least.is_finite() && (sq > least * (1.0 + 1e-9) || sq.is_nan()) {
                     continue;
                 }
                 let d = (c[0] - q[0]).hypot(c[1] - q[1]);
