@@ -37,7 +37,7 @@
 
 use crate::character::library::{StepLibrary, Weights};
 use crate::character::{Character, V3};
-use crowdpatch_runtime::format::{BakedAgent, Foot, Footstep, wrap_angle};
+use crowdpatch_runtime::format::{BakedAgent, Foot, Footstep};
 use crowdpatch_runtime::skeletal::BoundaryGait;
 
 /// Parameters of the planner.
@@ -284,7 +284,100 @@ pub enum PathEnds {
 /// Position `[m]` and heading `[rad]` of a baked path at `t`, clamped.
 fn at(agent: &BakedAgent, t: f64) -> ([f64; 2], f64) {
     let t = t.clamp(agent.start(), agent.end());
-    agent.sample(t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
+    path_sample(agent, t).unwrap_or((agent.keys[0].position, agent.keys[0].heading))
+}
+
+/// The position of [`at`] when the first key after the clamped `t` lies in
+/// `lo..=hi` ([`path_position_within`]).
+fn at_within(agent: &BakedAgent, t: f64, lo: usize, hi: usize) -> [f64; 2] {
+    let t = t.clamp(agent.start(), agent.end());
+    path_position_within(agent, t, lo, hi).map_or(agent.keys[0].position, |x| x.0)
+}
+
+/// The index of the first key of `agent` after `t` clamped into the path's
+/// interval (the `lo`/`hi` of [`at_within`]).
+fn key_after(agent: &BakedAgent, t: f64) -> usize {
+    let t = t.clamp(agent.start(), agent.end());
+    agent.keys.partition_point(|k| k.t <= t)
+}
+
+/// [`BakedAgent::sample`], the same bits: position `[m]` and heading
+/// `[rad]` at `t` `[s]`, `None` outside the path's interval; an angle
+/// already in (−2π, 2π) is not taken through `fmod` (whose remainder is
+/// then the angle itself). O(log keys).
+pub(crate) fn path_sample(agent: &BakedAgent, t: f64) -> Option<([f64; 2], f64)> {
+    let (p, i, u) = path_position_at(agent, t)?;
+    let keys = &agent.keys;
+    Some((
+        p,
+        match (i, u) {
+            (0, _) => keys[0].heading,
+            (_, None) => keys[keys.len() - 1].heading,
+            (i, Some(u)) => lerp_angle(keys[i - 1].heading, keys[i].heading, u),
+        },
+    ))
+}
+
+/// The position of [`BakedAgent::sample`] alone, the same bits. O(log keys).
+pub(crate) fn path_position(agent: &BakedAgent, t: f64) -> Option<[f64; 2]> {
+    path_position_at(agent, t).map(|x| x.0)
+}
+
+/// Position at `t`, the key after it and the share `u` of the way to it
+/// (`None` at or after the last key).
+fn path_position_at(agent: &BakedAgent, t: f64) -> Option<([f64; 2], usize, Option<f64>)> {
+    path_position_within(agent, t, 0, agent.keys.len())
+}
+
+/// [`path_position_at`] when the index of the first key after `t` is known
+/// to lie in `lo..=hi` (e.g. `t` between two times whose indices are `lo`
+/// and `hi`): the same result, from a search of those keys only.
+fn path_position_within(agent: &BakedAgent, t: f64, lo: usize, hi: usize) -> Option<([f64; 2], usize, Option<f64>)> {
+    let keys = &agent.keys;
+    if keys.is_empty() || t < keys[0].t || t > keys[keys.len() - 1].t {
+        return None;
+    }
+    let i = lo + keys[lo..hi].partition_point(|k| k.t <= t);
+    if i == 0 {
+        return Some((keys[0].position, 0, None));
+    }
+    if i >= keys.len() {
+        return Some((keys[keys.len() - 1].position, i, None));
+    }
+    let (a, b) = (keys[i - 1], keys[i]);
+    let u = (t - a.t) / (b.t - a.t);
+    let p = [a.position[0] + (b.position[0] - a.position[0]) * u, a.position[1] + (b.position[1] - a.position[1]) * u];
+    Some((p, i, Some(u)))
+}
+
+/// `x % 2π`, exactly: `x` itself when `|x| < 2π`.
+fn rem_tau(x: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    if x.abs() < tau { x } else { x % tau }
+}
+
+/// [`crowdpatch_runtime::format::lerp_angle`], the same bits.
+fn lerp_angle(a: f64, b: f64, u: f64) -> f64 {
+    let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
+    let mut d = rem_tau(b - a);
+    if d > pi {
+        d -= tau;
+    } else if d <= -pi {
+        d += tau;
+    }
+    wrap_angle_exact(a + d * u)
+}
+
+/// [`crowdpatch_runtime::format::wrap_angle`], the same bits.
+pub(crate) fn wrap_angle_exact(a: f64) -> f64 {
+    let (tau, pi) = (std::f64::consts::TAU, std::f64::consts::PI);
+    let mut w = rem_tau(a);
+    if w > pi {
+        w -= tau;
+    } else if w <= -pi {
+        w += tau;
+    }
+    w
 }
 
 /// Mean velocity of the path over `[t − h, t + h]` (clamped, or wrapped for a
@@ -408,8 +501,7 @@ fn finish_lifts(footsteps: &mut [Footstep], gait: &GaitModel) {
             Some(after) => {
                 let next = footsteps[j + 1];
                 let q = landing_of(&next, after);
-                let w = gait.library.weights(next.foot, q);
-                let share = gait.library.blended(&w).lift;
+                let share = gait.library.blended_at(next.foot, q).lift;
                 next.t + share * (after.t - next.t)
             }
             None => footsteps.get(j + 1).map_or(footsteps[j].t, |n| n.t),
@@ -421,8 +513,12 @@ fn finish_lifts(footsteps: &mut [Footstep], gait: &GaitModel) {
 /// Landing of `to` in the step frame of `from` (its stance contact and
 /// heading), `[forward, left]` `[m]`.
 pub fn landing_of(from: &Footstep, to: &Footstep) -> [f64; 2] {
+    landing_on(from, (from.heading.cos(), from.heading.sin()), to)
+}
+
+/// [`landing_of`] with the cosine and sine of `from`'s heading given.
+fn landing_on(from: &Footstep, (c, s): (f64, f64), to: &Footstep) -> [f64; 2] {
     let d = [to.position[0] - from.position[0], to.position[1] - from.position[1]];
-    let (c, s) = (from.heading.cos(), from.heading.sin());
     [d[0] * c + d[1] * s, -d[0] * s + d[1] * c]
 }
 
@@ -456,6 +552,10 @@ fn search(
         (0..grid).map(|k| at(agent, time_of(k as i64)).0).chain([at(agent, goal_t).0]).collect();
     let path_of = |k: i64| path_at[k.clamp(0, grid as i64 - 1) as usize];
     let goal_pos = path_at[grid];
+    // The first path key after each grid time, and after the goal time.
+    let keys_after: Vec<usize> = (0..grid).map(|k| key_after(agent, time_of(k as i64))).collect();
+    let key_of = |k: i64| keys_after[k.clamp(0, grid as i64 - 1) as usize];
+    let goal_at = (&goal.right, (goal.right.heading.cos(), goal.right.heading.sin()), key_after(agent, goal_t));
     // The footprint of a plant at grid time `k`: the root on the path
     // facing its heading, the landing foot ahead of it by the offset of a
     // straight step as long as the root's progress along that heading over
@@ -484,29 +584,36 @@ fn search(
     };
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
     // (landing, root at `rb`, its footprint made for a step of `length`).
-    let step_cost = |a: &Footstep, b: &Footstep, ra: [f64; 2], rb: [f64; 2], length: f64| -> Option<f64> {
+    // `a` comes with the cosine and sine of its heading and the index of
+    // the first path key after its time, `b` with the same.
+    let step_cost = |(a, cs_a, ka): (&Footstep, (f64, f64), usize),
+                     (b, cs_b, kb): (&Footstep, (f64, f64), usize),
+                     ra: [f64; 2],
+                     rb: [f64; 2],
+                     length: f64|
+     -> Option<f64> {
         let dur = b.t - a.t;
         if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
             return None;
         }
-        let turn = wrap_angle(b.heading - a.heading);
+        let turn = wrap_angle_exact(b.heading - a.heading);
         if turn.abs() > p.max_turn {
             return None;
         }
-        let q = landing_of(a, b);
+        let q = landing_on(a, cs_a, b);
         let (miss, near) = gait.hull_distance(a.foot, q);
         if miss > p.max_miss {
             return None;
         }
-        let w = gait.library.weights(a.foot, near);
-        let blend = gait.library.blended(&w);
+        let blend = gait.library.blended_at(a.foot, near);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
         // corner would leave the path's apex out of the legs' reach).
         let bulge = (1..4)
             .map(|i| {
-                let (r, _) = at(agent, a.t + dur * i as f64 / 4.0);
+                // Between the plants: its key lies between theirs.
+                let r = at_within(agent, a.t + dur * i as f64 / 4.0, ka, kb);
                 let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
                 let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
                 (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
@@ -516,7 +623,7 @@ fn search(
         // of `length` does; a step whose root progresses more than that
         // leaves the trailing foot behind, out of reach of a short-legged
         // character, while the body is still on the path.
-        let progress = ((rb[0] - ra[0]) * b.heading.cos() + (rb[1] - ra[1]) * b.heading.sin()).max(0.0);
+        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
         let mismatch = (progress - length).max(0.0);
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
@@ -535,10 +642,14 @@ fn search(
         let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
         p.mass * (p.e_s * tau + p.e_w * d2 / tau)
     };
-    // Made once per (k, foot).
-    let typical_of = footstep_at;
-    let typical_cache: std::cell::RefCell<Vec<Option<(Footstep, f64)>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
-    let typical = |k: i64, foot: Foot| -> (Footstep, f64) {
+    // Made once per (k, foot), with the cosine and sine of the heading.
+    let typical_of = |k: i64, foot: Foot| {
+        let (f, length) = footstep_at(k, foot);
+        (f, length, (f.heading.cos(), f.heading.sin()))
+    };
+    type Typical = (Footstep, f64, (f64, f64));
+    let typical_cache: std::cell::RefCell<Vec<Option<Typical>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
+    let typical = |k: i64, foot: Foot| -> Typical {
         let slot = 2 * k as usize + foot.index();
         if let Some(f) = typical_cache.borrow().get(slot).copied().flatten() {
             return f;
@@ -555,7 +666,8 @@ fn search(
         |&n| {
             expanded += 1;
             let Node::Plant(k, foot) = n else { return Vec::new() };
-            let (a, _) = typical(k, foot);
+            let (a, _, cs_a) = typical(k, foot);
+            let from = (&a, cs_a, key_of(k));
             let ra = path_of(k);
             let next = foot.other();
             let mut out = Vec::new();
@@ -564,14 +676,14 @@ fn search(
                 if kb > k_max {
                     break;
                 }
-                let (b, length) = typical(kb, next);
-                if let Some(c) = step_cost(&a, &b, ra, path_of(kb), length) {
+                let (b, length, cs_b) = typical(kb, next);
+                if let Some(c) = step_cost(from, (&b, cs_b, key_of(kb)), ra, path_of(kb), length) {
                     out.push((Node::Plant(kb, next), (c * scale) as i64));
                 }
             }
             // The goal: the right foot lands on the goal's right footprint.
             if next == Foot::Right
-                && let Some(c) = step_cost(&a, &goal.right, ra, goal_pos, goal.gait.step_length)
+                && let Some(c) = step_cost(from, goal_at, ra, goal_pos, goal.gait.step_length)
             {
                 out.push((Node::Goal, (c * scale) as i64));
             }
@@ -643,6 +755,99 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
         1 => ((q[0] - hull[0][0]).hypot(q[1] - hull[0][1]), hull[0]),
         _ => {
             let n = hull.len();
+            // Inside (left of every edge): no distance to compute.
+            let left_of = |i: usize| {
+                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let cross = (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
+                cross >= 0.0 || cross.is_nan()
+            };
+            if n >= 3 && (0..n).all(left_of) {
+                return (0.0, q);
+            }
+            let edges = if n == 2 { 1 } else { n };
+            let nearest = |i: usize| {
+                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = (ux * ux + uy * uy).max(1e-18);
+                let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
+                [a[0] + s * ux, a[1] + s * uy]
+            };
+            // The first edge of least distance (`hypot`), its distance
+            // taken only where the squared distance is within 10⁻⁹ of the
+            // least one (the others are farther, whatever the rounding).
+            let square = |c: [f64; 2]| (c[0] - q[0]) * (c[0] - q[0]) + (c[1] - q[1]) * (c[1] - q[1]);
+            let least = (0..edges).map(|i| square(nearest(i))).fold(f64::INFINITY, f64::min);
+            let mut best = (f64::INFINITY, q);
+            for i in 0..edges {
+                let c = nearest(i);
+                let sq = square(c);
+                if least.is_finite() && (sq > least * (1.0 + 1e-9) || sq.is_nan()) {
+                    continue;
+                }
+                let d = (c[0] - q[0]).hypot(c[1] - q[1]);
+                if d < best.0 {
+                    best = (d, c);
+                }
+            }
+            best
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::{AgentKind, PathKey, PointRef, Side};
+
+    fn straight_agent(speed: f64, duration: f64) -> BakedAgent {
+        let keys = (0..=10)
+            .map(|i| {
+                let t = 1.0 + duration * i as f64 / 10.0;
+                PathKey { t, position: [1.0 + speed * (t - 1.0), 8.0], heading: 0.0 }
+            })
+            .collect();
+        let r = PointRef { side: Side::West, index: 0 };
+        BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys }
+    }
+
+    #[test]
+    fn path_samples_are_the_runtimes_bit_for_bit() {
+        // Headings that wrap, turn by more than π between keys, and lie
+        // beyond 2π.
+        let headings = [3.1, -3.0, 0.2, 7.0, -6.5, 2.0, 12.9];
+        let keys: Vec<PathKey> = headings
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| PathKey {
+                t: 1.0 + 0.7 * i as f64,
+                position: [0.3 * i as f64, 1.0 - 0.2 * i as f64],
+                heading: h,
+            })
+            .collect();
+        let r = PointRef { side: Side::West, index: 0 };
+        let agent = BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys };
+        for i in -10..=600 {
+            let t = 1.0 + f64::from(i) * 0.0073;
+            let mine = path_sample(&agent, t).map(|(p, h)| (p.map(f64::to_bits), h.to_bits()));
+            let theirs = agent.sample(t).map(|(p, h)| (p.map(f64::to_bits), h.to_bits()));
+            assert_eq!(mine, theirs, "t = {t}");
+            assert_eq!(path_position(&agent, t).map(|p| p.map(f64::to_bits)), theirs.map(|x| x.0));
+            // A window that holds the key after t gives the same.
+            let k = key_after(&agent, t);
+            let (lo, hi) = (k.saturating_sub(2), (k + 3).min(agent.keys.len()));
+            assert_eq!(at_within(&agent, t, lo, hi).map(f64::to_bits), at(&agent, t).0.map(f64::to_bits));
+        }
+        for a in [-20.0, -7.0, -3.2, -0.0, 0.0, 3.2, 6.4, 100.0, f64::NAN] {
+            assert_eq!(wrap_angle_exact(a).to_bits(), crowdpatch_runtime::format::wrap_angle(a).to_bits(), "{a}");
+        }
+    }
+
+    #[test]
+    fn hull_distances_are_those_of_every_edge_bit_for_bit() {
+        // Every edge's distance with `hypot`, the first least one.
+        let plain = |hull: &[[f64; 2]], q: [f64; 2]| {
+            let n = hull.len();
             let mut inside = n >= 3;
             let mut best = (f64::INFINITY, q);
             for i in 0..n {
@@ -663,25 +868,26 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
                 }
             }
             if inside { (0.0, q) } else { best }
+        };
+        let gait = GaitModel::new(&builtin::character()).unwrap();
+        let mut x = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        for hull in [&gait.hulls[0][..], &gait.hulls[1][..], &square[..], &square[..2]] {
+            let mut points: Vec<[f64; 2]> = (0..20_000).map(|_| [4.0 * next() - 2.0, 4.0 * next() - 2.0]).collect();
+            // On the vertices, and equally far from two edges.
+            points.extend(hull.iter().copied());
+            points.extend([[0.5, -1.0], [2.0, 2.0], [-1.0, -1.0], [f64::NAN, 0.0]]);
+            for q in points {
+                let (a, b) = (hull_distance(hull, q), plain(hull, q));
+                assert_eq!((a.0.to_bits(), a.1.map(f64::to_bits)), (b.0.to_bits(), b.1.map(f64::to_bits)), "{q:?}");
+            }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::character::builtin;
-    use crowdpatch_runtime::format::{AgentKind, PathKey, PointRef, Side};
-
-    fn straight_agent(speed: f64, duration: f64) -> BakedAgent {
-        let keys = (0..=10)
-            .map(|i| {
-                let t = 1.0 + duration * i as f64 / 10.0;
-                PathKey { t, position: [1.0 + speed * (t - 1.0), 8.0], heading: 0.0 }
-            })
-            .collect();
-        let r = PointRef { side: Side::West, index: 0 };
-        BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys }
     }
 
     #[test]

@@ -177,7 +177,11 @@ pub fn check(
             let mut first: Option<[f64; 3]> = None;
             let mut d_max = 0.0_f64;
             let mut at = fs.t;
-            for (i, &t) in tr.times.iter().enumerate() {
+            // The samples within the plant (the trace's times do not
+            // decrease).
+            let from = tr.times.partition_point(|&t| t < fs.t - 1e-9);
+            let to = tr.times.partition_point(|&t| t <= fs.lift + 1e-9);
+            for (i, &t) in tr.times.iter().enumerate().take(to).skip(from) {
                 if t < fs.t - 1e-9 || t > fs.lift + 1e-9 {
                     continue;
                 }

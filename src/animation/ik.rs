@@ -2,11 +2,89 @@
 //! two-bone IK, moving a foot with a heel roll when it is out of reach, the
 //! body lowered or shifted when a planted foot cannot be reached, and legs
 //! of imported rigs whose foot joint hangs outside the leg chain bent onto
-//! the foot. Every function is O(joints) (one pass of global transforms).
+//! the foot. Every function is O(joints) at most: it reads the global
+//! transforms of the leg's chain from a [`PoseFk`], which makes each of them
+//! once per change of the pose.
 
-use super::fk::{self, Chain, global_of};
+use super::fk::PoseFk;
 use crate::character::{Character, Pose, Quat, Skeleton, V3, position_of, rotation_of};
 use crowdpatch_runtime::format::Foot;
+
+/// What the leg IK needs to know of a character, found once: its leg
+/// length, the top joint above the hips and, per foot, the joints of its
+/// leg. O(joints) to build.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Legs {
+    /// [`Character::leg_length`] `[m]`.
+    pub leg_length: f64,
+    /// The top joint above the hips (the one [`reach_fix`]'s move applies to).
+    pub top: usize,
+    /// Left then right.
+    pub feet: [Leg; 2],
+}
+
+/// The joints of one leg ([`Legs`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Leg {
+    /// The foot joint.
+    pub ankle: usize,
+    /// The contact joint ([`crate::character::FootJoints::contact`]).
+    pub contact: usize,
+    /// `(thigh, shin)` when the ankle hangs from a two-bone leg of sided
+    /// joints, which [`move_foot`] bends by IK.
+    pub bent: Option<(usize, usize)>,
+    /// [`detached_leg`]: `(upper, lower)`.
+    pub detached: Option<(usize, usize)>,
+    /// For a detached leg: the rest distance `[m]` from the lower leg to
+    /// the foot joint.
+    pub detached_shin: f64,
+    /// For a detached leg: the foot joint's rest position in the lower
+    /// leg's frame, when that frame is invertible.
+    pub end_local: Option<V3>,
+    /// The inverse of the foot joint's model-frame rotation at rest.
+    pub rest_ankle_inverse: Quat,
+}
+
+impl Legs {
+    /// The legs of `character`.
+    pub fn new(character: &Character) -> Legs {
+        let sk = &character.skeleton;
+        let rest = sk.globals(&sk.rest_pose());
+        let mut top = character.hips;
+        while let Some(p) = sk.joints[top].parent {
+            top = p;
+        }
+        let sided = |j: usize| character.mirror[j] != j;
+        let feet = Foot::BOTH.map(|foot| {
+            let (ankle, contact) = (character.foot(foot).ankle, character.foot(foot).contact);
+            let bent = sk.joints[ankle]
+                .parent
+                .and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)))
+                .filter(|&(thigh, shin)| sided(thigh) && sided(shin));
+            let detached = detached_leg(character, foot);
+            let detached_shin =
+                detached.map_or(0.0, |(_, lower)| (position_of(&rest[ankle]) - position_of(&rest[lower])).norm());
+            let end_local = detached.and_then(|(_, lower)| {
+                rest[lower].try_inverse().map(|inv| (inv * rest[ankle].column(3).into_owned()).xyz())
+            });
+            Leg {
+                ankle,
+                contact,
+                bent,
+                detached,
+                detached_shin,
+                end_local,
+                rest_ankle_inverse: rotation_of(&rest[ankle]).inverse(),
+            }
+        });
+        Legs { leg_length: character.leg_length(), top, feet }
+    }
+
+    /// The leg of `foot`.
+    pub fn leg(&self, foot: Foot) -> &Leg {
+        &self.feet[foot.index()]
+    }
+}
 
 /// Analytic two-bone IK: rotates `upper` and `lower` (globals) so that the
 /// end joint reaches `target`, keeping the bend plane; returns the new
@@ -25,20 +103,23 @@ pub fn two_bone_ik(
     target: V3,
     hinge: Option<V3>,
 ) {
-    // Only the chain's joints are needed (the same bits as `sk.globals`).
-    let chain = Chain::new(sk, pose, end);
-    let (g_upper, g_lower, g_end) =
-        (chain.global(sk, pose, upper), chain.global(sk, pose, lower), chain.global(sk, pose, end));
+    let mut fk = PoseFk::new(sk, std::mem::take(pose));
+    two_bone_ik_fk(&mut fk, upper, lower, end, target, hinge);
+    *pose = fk.into_pose();
+}
+
+/// [`two_bone_ik`] on a [`PoseFk`].
+pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usize, target: V3, hinge: Option<V3>) {
+    let (g_upper, g_lower, g_end) = (fk.global(upper), fk.global(lower), fk.global(end));
     let (h, k, a) = (position_of(&g_upper), position_of(&g_lower), position_of(&g_end));
     let (l1, l2) = ((k - h).norm(), (a - k).norm());
     if l1 < 1e-9 || l2 < 1e-9 {
         return;
     }
     let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
-    // Current and wanted knee angles (interior angle at the knee).
-    let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
+    // Wanted knee angle (interior angle at the knee).
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
-    let upper_rotation = rotation_of(&g_upper);
+    let upper_rotation = fk.rotation(upper);
     let bend = if let Some(hinge) = hinge {
         // Signed bend (exterior angle) about the hinge, now and wanted.
         let axis = nalgebra::Unit::new_normalize(upper_rotation * hinge);
@@ -46,6 +127,8 @@ pub fn two_bone_ik(
         let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
         Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
     } else {
+        // Current knee angle.
+        let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
         let mut axis = (k - h).cross(&(a - k));
         if axis.norm() < 1e-9 {
             // Straight chain: bend about the upper joint's local X.
@@ -56,16 +139,15 @@ pub fn two_bone_ik(
         Quat::from_axis_angle(&axis, cur - want)
     };
     let parent_lower = upper_rotation;
-    let lower_global = bend * rotation_of(&g_lower);
-    pose[lower].rotation = parent_lower.inverse() * lower_global;
+    let lower_global = bend * fk.rotation(lower);
+    fk.set_rotation(lower, parent_lower.inverse() * lower_global);
     // Then swing the whole chain at the upper joint onto the target. The
     // upper joint and its ancestors did not change.
-    let a2 = fk::position(sk, pose, end);
+    let a2 = fk.position(end);
     let swing = Quat::rotation_between(&(a2 - h), &(target - h)).unwrap_or_else(Quat::identity);
     let upper_global = swing * upper_rotation;
-    // The upper joint's parent is unchanged: its chain matrix holds.
-    let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&chain.global(sk, pose, p)));
-    pose[upper].rotation = parent.inverse() * upper_global;
+    let parent = fk.skeleton().joints[upper].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
+    fk.set_rotation(upper, parent.inverse() * upper_global);
 }
 
 /// Moves the foot (ankle) of `foot` by `delta` (model frame) keeping its
@@ -73,34 +155,37 @@ pub fn two_bone_ik(
 /// of sided joints (the knee bending about `hinge`, its axis in the thigh's
 /// frame, when given), else a shift of the foot joint itself.
 pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, hinge: Option<V3>) {
+    let mut fk = PoseFk::new(&character.skeleton, std::mem::take(pose));
+    move_foot_fk(&Legs::new(character), &mut fk, foot, delta, hinge);
+    *pose = fk.into_pose();
+}
+
+/// [`move_foot`] on a [`PoseFk`], with the character's [`Legs`].
+pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hinge: Option<V3>) {
     if delta.norm() < 1e-9 {
         return;
     }
-    let sk = &character.skeleton;
-    let ankle = character.foot(foot).ankle;
-    let chain = sk.joints[ankle].parent.and_then(|shin| sk.joints[shin].parent.map(|thigh| (thigh, shin)));
-    let sided = |j: usize| character.mirror[j] != j;
-    match chain {
-        Some((thigh, shin)) if sided(thigh) && sided(shin) => {
-            // The leg's joints only (the same bits as `sk.globals`).
-            let contact = character.foot(foot).contact;
-            let chain = Chain::new(sk, pose, contact);
-            let pos = |j: usize| chain.position(sk, pose, j);
-            let reach = 0.999 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
-            let g_ankle = chain.global(sk, pose, ankle);
-            let ankle_at = position_of(&g_ankle) + delta;
-            let contact_at = pos(contact) + delta;
-            let hip = pos(thigh);
+    let leg = legs.leg(foot);
+    let ankle = leg.ankle;
+    match leg.bent {
+        Some((thigh, shin)) => {
+            let contact = leg.contact;
+            let reach = 0.999
+                * ((fk.position(shin) - fk.position(thigh)).norm() + (fk.position(ankle) - fk.position(shin)).norm());
+            let ankle_at = fk.position(ankle) + delta;
+            let contact_at = fk.position(contact) + delta;
+            let hip = fk.position(thigh);
             let roll = heel_roll(ankle_at, contact_at, hip, reach);
-            let foot_global = roll * rotation_of(&g_ankle);
-            two_bone_ik(sk, pose, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
-            pose[ankle].rotation = rotation_of(&global_of(sk, pose, shin)).inverse() * foot_global;
+            let foot_global = roll * fk.rotation(ankle);
+            two_bone_ik_fk(fk, thigh, shin, ankle, contact_at + roll * (ankle_at - contact_at), hinge);
+            let q = fk.rotation(shin).inverse() * foot_global;
+            fk.set_rotation(ankle, q);
         }
-        _ => {
-            let parent = sk.joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| global_of(sk, pose, p));
+        None => {
+            let parent = fk.skeleton().joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| fk.global(p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {
-                pose[ankle].translation += inv * delta;
+                fk.translate(ankle, inv * delta);
             }
         }
     }
@@ -139,7 +224,9 @@ pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
     if c.abs() <= 1.0 {
         let w = c.acos();
         for cand in [phi - w, phi + w] {
-            let t = cand.rem_euclid(std::f64::consts::TAU);
+            // `rem_euclid` is the angle itself in [0, 2π) (exact: no fmod).
+            let tau = std::f64::consts::TAU;
+            let t = if (0.0..tau).contains(&cand) { cand } else { cand.rem_euclid(tau) };
             if t > 0.0 && t < theta {
                 theta = t;
             }
@@ -162,49 +249,48 @@ const MAX_HEEL_ROLL: f64 = 0.8;
 /// reaches. Long or sharply turning steps stretch the legs beyond what the
 /// clip's hip height allows; the feet stay planted and the root follows
 /// them (BPK §5: the root moves with the stance foot).
+#[cfg(test)]
 pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
-    let sk = &character.skeleton;
+    let mut fk = PoseFk::new(&character.skeleton, pose.clone());
+    reach_fix_fk(&Legs::new(character), &mut fk, feet)
+}
+
+/// [`reach_fix`] on a [`PoseFk`], with the character's [`Legs`].
+pub(super) fn reach_fix_fk(legs: &Legs, fk: &mut PoseFk<'_>, feet: &[(Foot, V3, f64)]) -> V3 {
     // Per foot: hip, reach and the (rolled) ankle target.
-    let legs: Vec<(V3, f64, V3, f64)> = feet
+    let legs_at: Vec<(V3, f64, V3, f64)> = feet
         .iter()
         .filter_map(|&(foot, delta, weight)| {
-            let ankle = character.foot(foot).ankle;
-            // The foot's chain (the same bits as `sk.globals`).
-            let chain = Chain::new(sk, pose, character.foot(foot).contact);
-            let pos = |j: usize| chain.position(sk, pose, j);
+            let leg = legs.leg(foot);
+            let ankle = leg.ankle;
             // A leg that follow_foot bends onto a detached foot joint: its
             // reach is the rest distance from the knee to the foot joint.
-            if let Some((upper, lower)) = detached_leg(character, foot) {
-                let rest = sk.globals(&sk.rest_pose());
-                let shin = (position_of(&rest[ankle]) - position_of(&rest[lower])).norm();
-                let reach = 0.998 * ((pos(lower) - pos(upper)).norm() + shin);
-                return Some((pos(upper), reach, pos(ankle) + delta, weight));
+            if let Some((upper, lower)) = leg.detached {
+                let reach = 0.998 * ((fk.position(lower) - fk.position(upper)).norm() + leg.detached_shin);
+                return Some((fk.position(upper), reach, fk.position(ankle) + delta, weight));
             }
-            let shin = sk.joints[ankle].parent?;
-            let thigh = sk.joints[shin].parent?;
             // Only legs that move_foot bends by IK.
-            if character.mirror[thigh] == thigh || character.mirror[shin] == shin {
-                return None;
-            }
-            let reach = 0.998 * ((pos(shin) - pos(thigh)).norm() + (pos(ankle) - pos(shin)).norm());
-            let contact_at = pos(character.foot(foot).contact) + delta;
-            let ankle_at = pos(ankle) + delta;
-            let hip = pos(thigh);
+            let (thigh, shin) = leg.bent?;
+            let reach = 0.998
+                * ((fk.position(shin) - fk.position(thigh)).norm() + (fk.position(ankle) - fk.position(shin)).norm());
+            let contact_at = fk.position(leg.contact) + delta;
+            let ankle_at = fk.position(ankle) + delta;
+            let hip = fk.position(thigh);
             let a = contact_at + heel_roll(ankle_at, contact_at, hip, reach) * (ankle_at - contact_at);
             Some((hip, reach, a, weight))
         })
         .collect();
     let mut drop = 0.0_f64;
-    for &(hip, reach, a, _) in &legs {
+    for &(hip, reach, a, _) in &legs_at {
         let d = a - hip;
         let (dh2, dv) = (d.x * d.x + d.z * d.z, -d.y);
         if dh2 + dv * dv > reach * reach {
             drop = drop.max(dv - (reach * reach - dh2).max(0.0).sqrt());
         }
     }
-    let down = V3::new(0.0, -drop.clamp(0.0, MAX_DROP * character.leg_length()), 0.0);
+    let down = V3::new(0.0, -drop.clamp(0.0, MAX_DROP * legs.leg_length), 0.0);
     let mut fix = down;
-    for &(hip, reach, a, weight) in &legs {
+    for &(hip, reach, a, weight) in &legs_at {
         let d = a - (hip + down);
         let h = V3::new(d.x, 0.0, d.z);
         let r = (reach * reach - d.y * d.y).max(0.0).sqrt();
@@ -215,7 +301,7 @@ pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f
     // The horizontal shift is bounded: beyond, the root would leave the
     // path and the legs swing wildly; the foot then rolls further instead.
     let shift = V3::new(fix.x, 0.0, fix.z);
-    let max_shift = MAX_ROOT_SHIFT * character.leg_length();
+    let max_shift = MAX_ROOT_SHIFT * legs.leg_length;
     if shift.norm() > max_shift {
         fix -= shift * (1.0 - max_shift / shift.norm());
     }
@@ -267,20 +353,24 @@ pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)>
 /// (the foot joint's rest position in the lower leg's frame) reaches the
 /// foot joint (model frame); nothing when the foot hangs from its leg.
 pub fn follow_foot(character: &Character, pose: &mut Pose, foot: Foot) {
-    let Some((upper, lower)) = detached_leg(character, foot) else {
+    if detached_leg(character, foot).is_none() {
+        return;
+    }
+    let mut fk = PoseFk::new(&character.skeleton, std::mem::take(pose));
+    follow_foot_fk(&Legs::new(character), &mut fk, foot);
+    *pose = fk.into_pose();
+}
+
+/// [`follow_foot`] on a [`PoseFk`], with the character's [`Legs`].
+pub fn follow_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot) {
+    let leg = legs.leg(foot);
+    let (Some((upper, lower)), Some(end_local)) = (leg.detached, leg.end_local) else {
         return;
     };
-    let sk = &character.skeleton;
-    let ankle = character.foot(foot).ankle;
-    let rest = sk.globals(&sk.rest_pose());
-    let Some(inv) = rest[lower].try_inverse() else {
-        return;
-    };
-    let end_local = (inv * rest[ankle].column(3).into_owned()).xyz();
-    let g = sk.globals(pose);
-    let target = position_of(&g[ankle]);
-    let end_of = |g: &[nalgebra::Matrix4<f64>]| (g[lower] * end_local.push(1.0)).xyz();
-    let (h, k, a) = (position_of(&g[upper]), position_of(&g[lower]), end_of(&g));
+    let ankle = leg.ankle;
+    let target = fk.position(ankle);
+    let end_of = |fk: &mut PoseFk<'_>| (fk.global(lower) * end_local.push(1.0)).xyz();
+    let (h, k, a) = (fk.position(upper), fk.position(lower), end_of(fk));
     let (l1, l2) = ((k - h).norm(), (a - k).norm());
     if l1 < 1e-9 || l2 < 1e-9 {
         return;
@@ -294,14 +384,15 @@ pub fn follow_foot(character: &Character, pose: &mut Pose, foot: Foot) {
     let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
     let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
     let bend = Quat::from_axis_angle(&normal, want - cur);
-    let lower_parent = rotation_of(&g[upper]);
-    pose[lower].rotation = lower_parent.inverse() * (bend * rotation_of(&g[lower]));
+    let lower_parent = fk.rotation(upper);
+    let q = lower_parent.inverse() * (bend * fk.rotation(lower));
+    fk.set_rotation(lower, q);
     // Hip: swing the chain so that the end points at the target.
-    let g = sk.globals(pose);
-    let a = end_of(&g);
+    let a = end_of(fk);
     if let Some(swing) = Quat::rotation_between(&(a - h), &(target - h)) {
-        let parent = sk.joints[upper].parent.map_or_else(Quat::identity, |p| rotation_of(&g[p]));
-        pose[upper].rotation = parent.inverse() * (swing * rotation_of(&g[upper]));
+        let parent = fk.skeleton().joints[upper].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
+        let q = parent.inverse() * (swing * fk.rotation(upper));
+        fk.set_rotation(upper, q);
     }
 }
 

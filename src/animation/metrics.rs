@@ -5,7 +5,7 @@
 
 use super::sampling::Trace;
 use crate::character::Character;
-use crate::footsteps::landing_of;
+use crate::footsteps::{landing_of, path_position};
 use crate::stats::{Quantile, mean, quantile};
 use crowdpatch_runtime::format::{AgentAnimation, AnimationMetrics, BakedAgent};
 
@@ -35,7 +35,11 @@ pub fn metrics(
         // Planted intervals: a foot from its plant to its lift-off.
         for fs in f {
             let k = fs.foot.index();
-            for i in 1..tr.times.len() {
+            // The samples i whose interval [t_{i−1}, t_i] lies within the
+            // plant (the trace's times do not decrease).
+            let from = tr.times.partition_point(|&t| t < fs.t - 1e-9) + 1;
+            let to = tr.times.partition_point(|&t| t <= fs.lift + 1e-9);
+            for i in from.max(1)..to {
                 let (ta, tb) = (tr.times[i - 1], tr.times[i]);
                 if tb - ta > 1e-9 && ta >= fs.t - 1e-9 && tb <= fs.lift + 1e-9 {
                     let (a, c) = (tr.feet[i - 1][k], tr.feet[i][k]);
@@ -68,7 +72,7 @@ pub fn metrics(
             cadences.push(1.0 / (w[1].t - w[0].t));
         }
         for (i, &t) in tr.times.iter().enumerate() {
-            if let Some((p, _)) = b.sample(t) {
+            if let Some(p) = path_position(b, t) {
                 deviation.push((tr.root[i][0] - p[0]).hypot(tr.root[i][1] - p[1]));
             }
             if i > 0 {

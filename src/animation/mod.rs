@@ -46,7 +46,7 @@ pub mod step;
 pub use sampling::Trace;
 pub use skeletal::Skeletal;
 
-use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, plan_agent};
+use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, path_position, plan_agent};
 use crate::model::Patch;
 use crate::path::Agent;
 use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Side, SkeletalAnimation};
@@ -165,10 +165,15 @@ pub fn animate_with(
     let (out, traces): (Vec<_>, Vec<_>) = synthesised.into_iter().unzip();
     progress(total, total);
     let synthesis_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let mut metrics = metrics::metrics(character, baked, &out, &traces, period);
-    let reference = gate::walk_hip_height(character, &gait.library);
-    let paths = |a: usize, t: f64| baked[a].sample(t).map(|x| x.0);
-    let gate = gate::check(character, &out, &traces, &paths, reference, &gate::GateLimits::default());
+    // The figures and the gate read the same traces: side by side.
+    let (mut metrics, gate) = join(
+        || metrics::metrics(character, baked, &out, &traces, period),
+        || {
+            let reference = gate::walk_hip_height(character, &gait.library);
+            let paths = |a: usize, t: f64| path_position(&baked[a], t);
+            gate::check(character, &out, &traces, &paths, reference, &gate::GateLimits::default())
+        },
+    );
     metrics.stance_drift_p95 = gate.stance_drift_p95;
     metrics.stance_drift_max = gate.stance_drift_max.value;
     metrics.hip_height_ratio = [gate.hip_height_mean, gate.hip_height_p5, gate.hip_height_min.value];
@@ -197,6 +202,19 @@ fn map_agents<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) 
     #[cfg(not(feature = "parallel"))]
     {
         items.iter().map(f).collect()
+    }
+}
+
+/// `(a(), b())`: side by side on the current rayon pool with the
+/// `parallel` feature, one after the other without.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (a(), b())
     }
 }
 

@@ -5,7 +5,8 @@
 //! metrics measure.
 
 use super::fk;
-use crate::character::{Character, Pose, Quat, V3, yaw};
+use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, mul4, position_of, yaw};
+use crate::footsteps::path_sample;
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep};
 use std::f64::consts::FRAC_PI_2;
 
@@ -81,9 +82,8 @@ pub(super) fn refine_keys(
     times: &[f64],
     eval: &dyn Fn(f64) -> Posed,
 ) -> (Vec<f64>, Vec<Posed>) {
-    let planted = |t: f64| -> Vec<(Foot, V3)> {
-        footsteps.iter().filter(|f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position))).collect()
-    };
+    let planted =
+        |t: f64| footsteps.iter().filter(move |f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position)));
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };
@@ -105,18 +105,25 @@ pub(super) fn refine_keys(
             // it there by IK): the played contacts are compared with their
             // footprints first, and the pose at the middle is synthesised
             // only where one strays, to compare it with the pose itself.
+            // The played contacts, each made once.
+            let mut played = [None::<V3>; 2];
+            let mut played_at = |ft: Foot| {
+                *played[ft.index()].get_or_insert_with(|| {
+                    played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact)
+                })
+            };
             let strays = depth < MAX_REFINE
-                && feet.iter().any(|&(ft, at)| {
-                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, character.foot(ft).contact);
+                && feet.clone().any(|(ft, at)| {
+                    let p = played_at(ft);
                     (p.x - at.x).hypot(p.z - at.z) > bound
                 });
             let mid = strays.then(|| eval(tm)).filter(|m| {
                 // Only the planted contacts are compared: their chains alone
                 // are evaluated (the same bits as the whole skeleton's).
-                let d = feet.iter().map(|&(ft, _)| {
+                let d = feet.clone().map(|(ft, _)| {
                     let c = character.foot(ft).contact;
                     let q = m.world(fk::position(&character.skeleton, &m.pose, c));
-                    let p = played_joint(character, agent, &la, &lb, 0.5, tm, c);
+                    let p = played_at(ft);
                     (p.x - q.x).hypot(p.z - q.z)
                 });
                 d.fold(0.0, f64::max) > bound
@@ -141,7 +148,7 @@ pub(super) fn refine_keys(
 /// as posed.
 fn locals(character: &Character, agent: &BakedAgent, t: f64, p: &Posed) -> Vec<(V3, Quat)> {
     let tc = t.clamp(agent.start(), agent.end());
-    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let (ip, ih) = path_sample(agent, tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
     let inst_yaw = gltf_yaw(ih);
     let inst_at = to_gltf(ip);
     let back = yaw(-inst_yaw);
@@ -165,6 +172,7 @@ fn locals(character: &Character, agent: &BakedAgent, t: f64, p: &Posed) -> Vec<(
 /// time `t`, a share `s` from the key with locals `a` to the key with locals
 /// `b`: translations lerped, rotations slerped, under the instance node on
 /// the path.
+#[cfg(test)]
 fn played_world(
     character: &Character,
     agent: &BakedAgent,
@@ -173,17 +181,46 @@ fn played_world(
     s: f64,
     t: f64,
 ) -> Vec<V3> {
+    let arcs = key_arcs(a, b);
+    let mut scratch = (character.skeleton.rest_pose(), Vec::new());
+    played_world_on(character, agent, a, b, &arcs, s, t, &mut scratch)
+}
+
+/// Per joint, the rotation at key `b` on `a`'s hemisphere and the arc to it
+/// from `a` (the slerp of [`played_world`]).
+fn key_arcs(a: &[(V3, Quat)], b: &[(V3, Quat)]) -> Vec<(Quat, SlerpArc)> {
+    a.iter()
+        .zip(b)
+        .map(|((_, qa), (_, qb))| {
+            let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+            (qb, SlerpArc::new(qa, &qb, 1e-9))
+        })
+        .collect()
+}
+
+/// [`played_world`] with the keys' arcs ([`key_arcs`]) and a scratch pose
+/// (its scales the rest pose's) and globals.
+#[allow(clippy::too_many_arguments)]
+fn played_world_on(
+    character: &Character,
+    agent: &BakedAgent,
+    a: &[(V3, Quat)],
+    b: &[(V3, Quat)],
+    arcs: &[(Quat, SlerpArc)],
+    s: f64,
+    t: f64,
+    (pose, globals): &mut (Pose, Vec<nalgebra::Matrix4<f64>>),
+) -> Vec<V3> {
     let sk = &character.skeleton;
-    let mut pose = sk.rest_pose();
-    for ((x, (ta, qa)), (tb, qb)) in pose.iter_mut().zip(a).zip(b) {
+    for ((x, (ta, qa)), ((tb, _), (qb, arc))) in pose.iter_mut().zip(a).zip(b.iter().zip(arcs)) {
         x.translation = ta.lerp(tb, s);
-        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
-        x.rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
+        x.rotation = arc.at(qa, qb, s).unwrap_or(*qa);
     }
     let tc = t.clamp(agent.start(), agent.end());
-    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
-    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
-    sk.positions(&pose).iter().map(|&x| placed.world(x)).collect()
+    let (ip, ih) = path_sample(agent, tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let (turn, offset) = (yaw(gltf_yaw(ih)), to_gltf(ip));
+    sk.globals_into(pose, globals);
+    globals.iter().map(|g| turn * position_of(g) + offset).collect()
 }
 
 /// World position (glTF frame) of joint `j` as [`played_world`] gives it,
@@ -198,6 +235,47 @@ fn played_joint(
     j: usize,
 ) -> V3 {
     let sk = &character.skeleton;
+    // The chain's local matrices, from `j` up; then their product from the
+    // top down, as `fk::position` makes it.
+    let mut chain: [nalgebra::Matrix4<f64>; 16] = [nalgebra::Matrix4::zeros(); 16];
+    let mut len = 0;
+    let mut global: Option<nalgebra::Matrix4<f64>> = None;
+    let mut k = Some(j);
+    while let Some(i) = k {
+        let ((ta, qa), (tb, qb)) = (&a[i], &b[i]);
+        let qb = if qa.coords.dot(&qb.coords) < 0.0 { Quat::new_unchecked(-qb.into_inner()) } else { *qb };
+        let local = Transform {
+            translation: ta.lerp(tb, s),
+            rotation: SlerpArc::new(qa, &qb, 1e-9).at(qa, &qb, s).unwrap_or(*qa),
+            scale: sk.joints[i].rest.scale,
+        }
+        .matrix();
+        if len == chain.len() {
+            // A chain deeper than 16 joints: from the whole pose.
+            global = Some(fk::global_of(sk, &played_chain_pose(character, a, b, s, j), j));
+            break;
+        }
+        chain[len] = local;
+        len += 1;
+        k = sk.joints[i].parent;
+    }
+    let g = global.unwrap_or_else(|| {
+        let mut g = chain[len - 1];
+        for m in chain[..len - 1].iter().rev() {
+            g = mul4(&g, m);
+        }
+        g
+    });
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = path_sample(agent, tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
+    placed.world(position_of(&g))
+}
+
+/// The rest pose with the chain of `j` interpolated as [`played_joint`]
+/// does it.
+fn played_chain_pose(character: &Character, a: &[(V3, Quat)], b: &[(V3, Quat)], s: f64, j: usize) -> Pose {
+    let sk = &character.skeleton;
     let mut pose = sk.rest_pose();
     let mut k = Some(j);
     while let Some(i) = k {
@@ -207,10 +285,7 @@ fn played_joint(
         pose[i].rotation = qa.try_slerp(&qb, s, 1e-9).unwrap_or(*qa);
         k = sk.joints[i].parent;
     }
-    let tc = t.clamp(agent.start(), agent.end());
-    let (ip, ih) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
-    let placed = Posed { pose: Vec::new(), yaw: gltf_yaw(ih), offset: to_gltf(ip) };
-    placed.world(fk::position(sk, &pose, j))
+    pose
 }
 
 /// Sample times `i · interval` from the last one at or before the path's
@@ -291,8 +366,14 @@ pub(super) fn output(
     let (first, last) = (times[0], times[times.len() - 1]);
     let step = interval / TRACE_SUBSTEPS as f64;
     let count = ((last - first) / step).round() as usize;
+    trace.times.reserve(count + 1);
+    trace.feet.reserve(count + 1);
+    trace.root.reserve(count + 1);
+    trace.joints.reserve(count + 1);
     let mut i = 0;
     let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
+    let mut arcs = key_arcs(&la, &lb);
+    let mut scratch = (character.skeleton.rest_pose(), Vec::with_capacity(n));
     for k in 0..=count {
         let t = (first + k as f64 * step).min(last);
         let mut moved = false;
@@ -303,10 +384,11 @@ pub(super) fn output(
         if moved {
             la = local(i);
             lb = local(i + 1);
+            arcs = key_arcs(&la, &lb);
         }
         let j = (i + 1).min(times.len() - 1);
         let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
-        let world = played_world(character, agent, &la, &lb, s, t);
+        let world = played_world_on(character, agent, &la, &lb, &arcs, s, t, &mut scratch);
         let foot = |f: Foot| {
             let w = world[character.foot(f).contact];
             [w.x, -w.z, w.y]

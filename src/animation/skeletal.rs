@@ -1,5 +1,6 @@
 //! A character ready to animate bakes.
 
+use super::ik::Legs;
 use crate::character::Character;
 use crate::character::library::LibraryError;
 use crate::footsteps::{FootstepParams, GaitModel};
@@ -22,6 +23,8 @@ pub struct Skeletal {
     /// body, both feet then held on their footprints by IK. 0 derives the
     /// root from the stance foot alone.
     pub root_pull: f64,
+    /// The joints of its legs, for the foot IK.
+    pub legs: Legs,
 }
 
 impl Skeletal {
@@ -38,6 +41,7 @@ impl Skeletal {
         let s = (character.leg_length() / 0.95).sqrt().clamp(0.3, 2.0);
         params.min_duration *= s.min(1.0);
         params.time_step *= s.min(1.0);
-        Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0 })
+        let legs = Legs::new(&character);
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0, legs })
     }
 }

@@ -4,27 +4,35 @@
 //! standing agent plays the idle clip. Cost: O(keys · joints) per agent,
 //! with a few extra keys where a planted foot needs them.
 
-use super::fk::{self, global_of};
-use super::ik::{follow_foot, move_foot, reach_fix};
+use super::fk::PoseFk;
+use super::ik::{Leg, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use super::sampling::{Posed, Trace, gltf_yaw, output, refine_keys, sample_times, to_gltf};
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
-use crate::character::{Character, Pose, Quat, Transform, V3, rotation_of, yaw, yaw_of_rotation};
-use crate::footsteps::{BoundaryFootsteps, FootstepPlan, GaitModel, landing_of};
-use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, wrap_angle};
+use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
+use crate::footsteps::{BoundaryFootsteps, FootstepPlan, GaitModel, landing_of, path_position, wrap_angle_exact};
+use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot};
 
-/// Per-joint difference `a ⊖ b`: rotation `a·b⁻¹` and translation `a − b`.
-fn pose_delta(a: &[Transform], b: &[Transform]) -> Vec<(Quat, V3)> {
-    a.iter().zip(b).map(|(x, y)| (x.rotation * y.rotation.inverse(), x.translation - y.translation)).collect()
+/// Per-joint difference `a ⊖ b`: rotation `a·b⁻¹` and translation `a − b`,
+/// with the arc from the identity to the rotation (for [`apply_delta`]).
+fn pose_delta(a: &[Transform], b: &[Transform]) -> Vec<(Quat, V3, SlerpArc)> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let q = x.rotation * y.rotation.inverse();
+            (q, x.translation - y.translation, SlerpArc::new(&Quat::identity(), &q, 1e-12))
+        })
+        .collect()
 }
 
-/// `base ⊕ s·delta`.
-fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3)], s: f64) {
+/// `base ⊕ s·delta`: each rotation turned by the slerp from the identity
+/// to its delta rotation at `s`.
+fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3, SlerpArc)], s: f64) {
     if s <= 0.0 {
         return;
     }
-    for (t, (q, d)) in base.iter_mut().zip(delta) {
-        let r = Quat::identity().try_slerp(q, s, 1e-12).unwrap_or(*q);
+    for (t, (q, d, arc)) in base.iter_mut().zip(delta) {
+        let r = arc.at(&Quat::identity(), q, s).unwrap_or(*q);
         t.rotation = r * t.rotation;
         t.translation += d * s;
     }
@@ -47,9 +55,9 @@ struct Step<'a> {
     weights: Weights,
     lift: f64,
     /// Held transition offset from the previous step's end pose.
-    start_delta: Vec<(Quat, V3)>,
+    start_delta: Vec<(Quat, V3, SlerpArc)>,
     /// Offset into the boundary pose at the end, if any.
-    end_delta: Option<Vec<(Quat, V3)>>,
+    end_delta: Option<Vec<(Quat, V3, SlerpArc)>>,
     /// glTF yaw at the start.
     yaw0: f64,
     /// Residual yaw turned about the stance foot over the step.
@@ -64,16 +72,40 @@ struct Step<'a> {
     swing_free_end: V3,
 }
 
-fn stance_yaw(character: &Character, pose: &Pose, foot: Foot, rest: &[nalgebra::Matrix4<f64>]) -> f64 {
-    let a = character.foot(foot).ankle;
-    let g = global_of(&character.skeleton, pose, a);
-    yaw_of_rotation(&(rotation_of(&g) * rotation_of(&rest[a]).inverse()))
+/// Model-frame yaw of the foot joint of `leg` relative to its rest.
+fn stance_yaw(fk: &mut PoseFk<'_>, leg: &Leg) -> f64 {
+    yaw_of_rotation(&(fk.rotation(leg.ankle) * leg.rest_ankle_inverse))
+}
+
+/// A pose being placed: its joints (with their globals as computed) and
+/// its placement, glTF yaw and translation of the model origin (y = 0).
+struct Placing<'s> {
+    fk: PoseFk<'s>,
+    yaw: f64,
+    /// `yaw(yaw)`.
+    turn: Quat,
+    offset: V3,
+}
+
+impl Placing<'_> {
+    /// World (glTF) point of model point `m`.
+    fn world(&self, m: V3) -> V3 {
+        self.turn * m + self.offset
+    }
+
+    fn into_posed(self) -> Posed {
+        Posed { pose: self.fk.into_pose(), yaw: self.yaw, offset: self.offset }
+    }
 }
 
 impl Step<'_> {
     /// The blended, offset pose before placement and IK.
     fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
-        let mut pose = gait.library.pose(&self.weights, u);
+        self.offset_pose(gait.library.pose(&self.weights, u), u)
+    }
+
+    /// [`Step::raw_pose`] from the blend's pose at `u` (the library's).
+    fn offset_pose(&self, mut pose: Pose, u: f64) -> Pose {
         let lift = self.lift.min(0.9);
         let fade = 1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6));
         apply_delta(&mut pose, &self.start_delta, fade);
@@ -87,49 +119,59 @@ impl Step<'_> {
     /// translation that puts it on its footprint, then the root pulled by
     /// [`Step::root_pull`] towards the path (BPK blend §5, root-movement
     /// fidelity λ₄; the feet are kept on their footprints by IK).
-    fn place(&self, character: &Character, pose: Pose, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
-        let turn_of_stance = wrap_angle(stance_yaw(character, &pose, self.stance, rest) - self.stance_yaw0);
+    fn place<'s>(&self, skeletal: &'s Skeletal, pose: Pose, u: f64) -> Placing<'s> {
+        let character = &skeletal.character;
+        let mut fk = PoseFk::new(&character.skeleton, pose);
+        let leg = skeletal.legs.leg(self.stance);
+        let turn_of_stance = wrap_angle_exact(stance_yaw(&mut fk, leg) - self.stance_yaw0);
         let y = self.yaw0 + self.yaw_turn * smoothstep(u) - turn_of_stance;
-        let sk = &character.skeleton;
-        let c = fk::position(sk, &pose, character.foot(self.stance).contact);
-        let rc = yaw(y) * c;
-        let mut posed = Posed { pose, yaw: y, offset: V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z) };
+        let c = fk.position(leg.contact);
+        let turn = yaw(y);
+        let rc = turn * c;
+        let offset = V3::new(self.stance_at.x - rc.x, 0.0, self.stance_at.z - rc.z);
+        let mut placing = Placing { fk, yaw: y, turn, offset };
         if self.root_pull > 0.0 {
             let t = self.t0 + u * (self.t1 - self.t0);
             let want = to_gltf(
-                self.path
-                    .sample(t.clamp(self.path.start(), self.path.end()))
-                    .map_or(self.path.keys[0].position, |x| x.0),
+                path_position(self.path, t.clamp(self.path.start(), self.path.end()))
+                    .unwrap_or(self.path.keys[0].position),
             );
             // The in-place clip's own sway of the hips (their offset from the
             // model origin) is kept.
-            let h = fk::position(sk, &posed.pose, character.hips);
-            let want = want + yaw(posed.yaw) * V3::new(h.x, 0.0, h.z);
-            let hips = posed.world(h);
-            posed.offset += V3::new(want.x - hips.x, 0.0, want.z - hips.z) * self.root_pull;
+            let h = placing.fk.position(character.hips);
+            let want = want + turn * V3::new(h.x, 0.0, h.z);
+            let hips = placing.world(h);
+            placing.offset += V3::new(want.x - hips.x, 0.0, want.z - hips.z) * self.root_pull;
         }
-        posed
+        placing
     }
 
     /// The final pose at phase `u`: placed, with the stance foot held on its
     /// footprint and the swing foot corrected.
-    fn posed(&self, character: &Character, gait: &GaitModel, u: f64, rest: &[nalgebra::Matrix4<f64>]) -> Posed {
-        let raw = self.raw_pose(gait, u);
-        let mut posed = self.place(character, raw, u, rest);
-        let sk = &character.skeleton;
+    fn posed(&self, skeletal: &Skeletal, u: f64) -> Posed {
+        self.posed_from(skeletal, self.raw_pose(&skeletal.gait, u), u)
+    }
+
+    /// [`Step::posed`] from the raw pose at `u` ([`Step::raw_pose`]).
+    fn posed_from(&self, skeletal: &Skeletal, raw: Pose, u: f64) -> Posed {
+        let (gait, legs) = (&skeletal.gait, &skeletal.legs);
+        let mut p = self.place(skeletal, raw, u);
         let swing = self.stance.other();
         let lift = self.lift.min(0.95);
+        let back = yaw(-p.yaw);
         // Horizontal model-frame moves of the stance foot onto its footprint
         // and of the swing foot onto its target.
-        let model_delta = |posed: &Posed, foot: Foot, target: V3| {
-            let w = posed.world(fk::position(sk, &posed.pose, character.foot(foot).contact));
-            yaw(-posed.yaw) * V3::new(target.x - w.x, 0.0, target.z - w.z)
+        let model_delta = |p: &mut Placing<'_>, foot: Foot, target: V3| {
+            let c = p.fk.position(legs.leg(foot).contact);
+            let w = p.world(c);
+            back * V3::new(target.x - w.x, 0.0, target.z - w.z)
         };
-        let swing_target = |posed: &Posed| {
+        let swing_target = |p: &mut Placing<'_>| {
             if u <= lift {
                 self.swing_from
             } else {
-                let w = posed.world(fk::position(sk, &posed.pose, character.foot(swing).contact));
+                let c = p.fk.position(legs.leg(swing).contact);
+                let w = p.world(c);
                 let s = smoothstep((u - lift) / (1.0 - lift));
                 w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
             }
@@ -144,29 +186,25 @@ impl Step<'_> {
             let fade = 0.15 * (1.0 - lift);
             (1.0 - smoothstep((u - lift) / fade)).max(smoothstep((u - (1.0 - fade)) / fade))
         };
-        let feet = [
-            (self.stance, model_delta(&posed, self.stance, self.stance_at), 1.0),
-            (swing, model_delta(&posed, swing, swing_target(&posed)), swing_weight),
-        ];
-        let fix = reach_fix(character, &posed.pose, &feet);
-        let mut top = character.hips;
-        while let Some(p) = sk.joints[top].parent {
-            top = p;
-        }
-        posed.pose[top].translation += fix;
+        let stance_delta = model_delta(&mut p, self.stance, self.stance_at);
+        let target = swing_target(&mut p);
+        let swing_delta = model_delta(&mut p, swing, target);
+        let feet = [(self.stance, stance_delta, 1.0), (swing, swing_delta, swing_weight)];
+        let fix = reach_fix_fk(legs, &mut p.fk, &feet);
+        p.fk.translate(legs.top, fix);
         let down = V3::new(0.0, -fix.y, 0.0);
         if self.root_pull > 0.0 || fix.norm() > 0.0 {
-            let dm = model_delta(&posed, self.stance, self.stance_at) + down;
-            move_foot(character, &mut posed.pose, self.stance, dm, gait.knee_hinges[self.stance.index()]);
+            let dm = model_delta(&mut p, self.stance, self.stance_at) + down;
+            move_foot_fk(legs, &mut p.fk, self.stance, dm, gait.knee_hinges[self.stance.index()]);
         }
-        let target = swing_target(&posed);
+        let target = swing_target(&mut p);
         // The swing foot keeps its height from the clip.
-        let dm = model_delta(&posed, swing, target) + down;
-        move_foot(character, &mut posed.pose, swing, dm, gait.knee_hinges[swing.index()]);
+        let dm = model_delta(&mut p, swing, target) + down;
+        move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
         for foot in [Foot::Left, Foot::Right] {
-            follow_foot(character, &mut posed.pose, foot);
+            follow_foot_fk(legs, &mut p.fk, foot);
         }
-        posed
+        p.into_posed()
     }
 }
 
@@ -184,7 +222,6 @@ pub fn synthesize_walker(
 ) -> (AgentAnimation, Trace) {
     let (character, gait, root_pull) = (&skeletal.character, &skeletal.gait, skeletal.root_pull);
     let sk = &character.skeleton;
-    let rest = sk.globals(&sk.rest_pose());
     let f = &plan.footsteps;
     let boundary_pose = |b: &BoundaryFootsteps| {
         let w: Weights = b.weights.iter().copied().filter(|x| x.1 > 0.0).collect();
@@ -222,22 +259,26 @@ pub fn synthesize_walker(
             swing_free_lift: V3::zeros(),
             swing_free_end: V3::zeros(),
         };
-        let raw0 = step.raw_pose(gait, 0.0);
-        let raw1 = step.raw_pose(gait, 1.0);
-        step.stance_yaw0 = stance_yaw(character, &raw0, a.foot, &rest);
-        let stance_turn = wrap_angle(stance_yaw(character, &raw1, a.foot, &rest) - step.stance_yaw0);
+        let leg = skeletal.legs.leg(a.foot);
+        // The raw poses at both ends, from the blend's poses made above.
+        let raw0 = step.offset_pose(b0, 0.0);
+        let raw1 = step.offset_pose(b1, 1.0);
+        step.stance_yaw0 = stance_yaw(&mut PoseFk::new(sk, raw0), leg);
+        let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1.clone()), leg) - step.stance_yaw0);
         step.yaw0 = gltf_yaw(a.heading);
-        step.yaw_turn = wrap_angle(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
+        step.yaw_turn = wrap_angle_exact(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
         // Where the swing foot would be without correction.
-        let swing = a.foot.other();
-        let free = |u: f64| {
-            let posed = step.place(character, step.raw_pose(gait, u), u, &rest);
-            posed.world(fk::position(sk, &posed.pose, character.foot(swing).contact))
+        let swing = skeletal.legs.leg(a.foot.other());
+        let free = |raw: Pose, u: f64| {
+            let mut placing = step.place(skeletal, raw, u);
+            let c = placing.fk.position(swing.contact);
+            placing.world(c)
         };
-        let (free_lift, free_end) = (free(step.lift.min(0.95)), free(1.0));
+        let lift = step.lift.min(0.95);
+        let (free_lift, free_end) = (free(step.raw_pose(gait, lift), lift), free(raw1.clone(), 1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
-        prev_end = step.posed(character, gait, 1.0, &rest).pose;
+        prev_end = step.posed_from(skeletal, raw1, 1.0).pose;
         steps.push(step);
     }
     // The pose at time t: the step whose [t0, t1) holds it (the last one
@@ -248,7 +289,7 @@ pub fn synthesize_walker(
         match steps.get(k) {
             Some(step) => {
                 let u = ((tc - step.t0) / (step.t1 - step.t0)).clamp(0.0, 1.0);
-                step.posed(character, gait, u, &rest)
+                step.posed(skeletal, u)
             }
             None => Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() },
         }

@@ -5,7 +5,9 @@
 //! Coordinates" §4.1–4.4, eqs. 1–2).
 
 use super::analysis::{ClipAnalysis, PlantThresholds, StepAnnotation, analyse};
-use super::{Character, Clip, Pose, blend_poses};
+#[cfg(doc)]
+use super::blend_poses;
+use super::{Character, Clip, Pose, Quat, SlerpArc, Transform, V3};
 use crowdpatch_runtime::format::Foot;
 
 /// Why a character cannot walk.
@@ -72,6 +74,87 @@ pub struct StepLibrary {
     triangles: [Vec<[usize; 3]>; 2],
     /// Index of the idle clip in `clips`.
     pub idle: Option<usize>,
+    /// Per clip, the slerp arcs between its consecutive frames
+    /// ([`Clip::arcs`]), so that sampling takes no arccosine.
+    arcs: Vec<Vec<SlerpArc>>,
+    /// Per stance foot, the triangles near each cell of a grid over the
+    /// landings, for [`StepLibrary::weights`].
+    cells: [TriangleGrid; 2],
+}
+
+/// Weights as [`StepLibrary::weights`] finds them: those of a triangle
+/// (at most three, in place), or of the degenerate search.
+enum Found {
+    Few([(usize, f64); 3], usize),
+    Many(Weights),
+}
+
+/// The triangles (indices, increasing) whose bounding box comes within
+/// [`TriangleGrid::MARGIN`] of each cell of a uniform grid: a point's cell
+/// lists every triangle whose box lies within 1e-9 m of the point, so the
+/// search of [`StepLibrary::weights`] that skips the others can skip the
+/// triangles not listed.
+#[derive(Debug, Clone, Default)]
+struct TriangleGrid {
+    /// Lower corner `[m]`.
+    origin: [f64; 2],
+    /// Cell size `[m]` per axis.
+    cell: [f64; 2],
+    /// Cells per axis.
+    size: usize,
+    /// Triangle indices per cell, row-major.
+    lists: Vec<Vec<usize>>,
+}
+
+impl TriangleGrid {
+    /// Slack around each triangle's box `[m]`: far above the 1e-9 m the
+    /// search tests and the rounding of a cell index.
+    const MARGIN: f64 = 1e-6;
+
+    fn new(boxes: &[[[f64; 2]; 2]]) -> TriangleGrid {
+        if boxes.is_empty() {
+            return TriangleGrid::default();
+        }
+        let lo = [0, 1].map(|a| boxes.iter().map(|b| b[0][a]).fold(f64::INFINITY, f64::min));
+        let hi = [0, 1].map(|a| boxes.iter().map(|b| b[1][a]).fold(f64::NEG_INFINITY, f64::max));
+        let size = ((boxes.len() as f64).sqrt().ceil() as usize).clamp(1, 32);
+        let cell = [0, 1].map(|a| ((hi[a] - lo[a]) / size as f64).max(1e-9));
+        let mut grid = TriangleGrid { origin: lo, cell, size, lists: vec![Vec::new(); size * size] };
+        for (i, b) in boxes.iter().enumerate() {
+            let from = grid.index([b[0][0] - Self::MARGIN, b[0][1] - Self::MARGIN]);
+            let to = grid.index([b[1][0] + Self::MARGIN, b[1][1] + Self::MARGIN]);
+            for y in from[1]..=to[1] {
+                for x in from[0]..=to[0] {
+                    grid.lists[y * size + x].push(i);
+                }
+            }
+        }
+        grid
+    }
+
+    /// The cell of `p`, clamped into the grid.
+    fn index(&self, p: [f64; 2]) -> [usize; 2] {
+        [0, 1].map(|a| {
+            let x = ((p[a] - self.origin[a]) / self.cell[a]).floor();
+            if x.is_nan() { 0 } else { x.clamp(0.0, (self.size - 1) as f64) as usize }
+        })
+    }
+
+    /// The triangles listed near `p`, or `None` when `p` lies farther than
+    /// the margin outside the grid (no triangle's box is within 1e-9 m).
+    fn near(&self, p: [f64; 2]) -> Option<&[usize]> {
+        if self.size == 0 {
+            return None;
+        }
+        let end = [0, 1].map(|a| self.origin[a] + self.cell[a] * self.size as f64);
+        let outside =
+            (0..2).any(|a| !(p[a] >= self.origin[a] - Self::MARGIN / 2.0 && p[a] <= end[a] + Self::MARGIN / 2.0));
+        if outside {
+            return None;
+        }
+        let [x, y] = self.index(p);
+        Some(&self.lists[y * self.size + x])
+    }
 }
 
 impl StepLibrary {
@@ -142,7 +225,21 @@ impl StepLibrary {
                 .filter(|tri| area(&steps, *tri).abs() > 1e-6)
                 .collect()
         });
-        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle })
+        let arcs = clips.iter().map(Clip::arcs).collect();
+        let cells = std::array::from_fn(|f| {
+            let tris: &Vec<[usize; 3]> = &triangles[f];
+            let boxes: Vec<[[f64; 2]; 2]> = tris
+                .iter()
+                .map(|t| {
+                    let p = t.map(|i| steps[i].annotation.landing);
+                    let lo = [0, 1].map(|a| p[0][a].min(p[1][a]).min(p[2][a]));
+                    let hi = [0, 1].map(|a| p[0][a].max(p[1][a]).max(p[2][a]));
+                    [lo, hi]
+                })
+                .collect();
+            TriangleGrid::new(&boxes)
+        });
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells })
     }
 
     /// Landing position of step `i` `[m]`.
@@ -156,6 +253,23 @@ impl StepLibrary {
     /// than three usable landings, the nearest point of the segment between
     /// the two nearest, or the nearest step.
     pub fn weights(&self, stance: Foot, target: [f64; 2]) -> Weights {
+        match self.weights_found(stance, target) {
+            Found::Few(w, len) => w[..len].to_vec(),
+            Found::Many(w) => w,
+        }
+    }
+
+    /// The annotations of the blend of [`StepLibrary::weights`]`(stance,
+    /// target)`: [`StepLibrary::blended`] of them, without allocating them.
+    pub fn blended_at(&self, stance: Foot, target: [f64; 2]) -> BlendedStep {
+        match self.weights_found(stance, target) {
+            Found::Few(w, len) => self.blended(&w[..len]),
+            Found::Many(w) => self.blended(&w),
+        }
+    }
+
+    /// [`StepLibrary::weights`], those of a triangle without an allocation.
+    fn weights_found(&self, stance: Foot, target: [f64; 2]) -> Found {
         let f = stance.index();
         let tris = &self.triangles[f];
         let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
@@ -167,13 +281,28 @@ impl StepLibrary {
             let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
             gx.max(gy)
         };
-        let pick =
-            |tri: &[usize; 3], w: [f64; 3]| -> Weights { tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect() };
+        let pick = |tri: &[usize; 3], w: [f64; 3]| {
+            let mut out = [(0, 0.0); 3];
+            let mut len = 0;
+            for x in tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9) {
+                out[len] = x;
+                len += 1;
+            }
+            Found::Few(out, len)
+        };
         // Fast path: the first triangle holding the target, when every
         // triangle before it is farther than 1e-12 m (the scan below picks
         // it then too). A triangle whose box lies more than 1e-9 m away is
         // farther than that without computing its distance.
-        for tri in tris {
+        // Only the triangles listed near the target can have their box
+        // within 1e-9 m of it (none outside the grid; all of them for a
+        // target that is not a number, as the box test lets those by).
+        let (listed, all) = match self.cells[f].near(target) {
+            Some(list) => (list, 0..0),
+            None if target.iter().any(|x| x.is_nan()) => (&[][..], 0..tris.len()),
+            None => (&[][..], 0..0),
+        };
+        for tri in listed.iter().copied().chain(all).map(|i| &tris[i]) {
             let t = corners(tri);
             if box_gap(&t) > 1e-9 {
                 continue;
@@ -232,7 +361,7 @@ impl StepLibrary {
                 }
             }
         }
-        best.1
+        Found::Many(best.1)
     }
 
     /// The weighted annotations of a blend.
@@ -262,16 +391,59 @@ impl StepLibrary {
     /// The blended pose of a step blend at phase `u ∈ [0, 1]`: each step's
     /// clip sampled at `start + u · duration` (time warp to a common phase),
     /// then blended with the weights.
+    ///
+    /// The same bits as [`blend_poses`] of the steps' [`Clip::sample`]s,
+    /// joint by joint without the intermediate poses, the frames' slerp
+    /// arcs precomputed. O(weights · joints).
     pub fn pose(&self, w: &[(usize, f64)], u: f64) -> Pose {
-        let poses: Vec<(Pose, f64)> = w
-            .iter()
-            .map(|&(i, x)| {
-                let a = &self.steps[i].annotation;
-                (self.clips[a.clip].sample(a.start + u * a.duration), x)
-            })
-            .collect();
-        let refs: Vec<(&[super::Transform], f64)> = poses.iter().map(|(p, x)| (p.as_slice(), *x)).collect();
-        blend_poses(&refs)
+        let mut out = Vec::new();
+        self.pose_into(w, u, &mut out);
+        out
+    }
+
+    /// [`StepLibrary::pose`] into `out` (its allocation reused).
+    pub fn pose_into(&self, w: &[(usize, f64)], u: f64, out: &mut Pose) {
+        out.clear();
+        // Per weight: its clip and the frames to interpolate.
+        let frames = |&(i, _): &(usize, f64)| {
+            let a = &self.steps[i].annotation;
+            let clip = &self.clips[a.clip];
+            let t = a.start + u * a.duration;
+            if clip.frames.len() == 1 {
+                return (a.clip, 0, 0, 0.0);
+            }
+            let (fa, fb, s) = clip.frames_at(t);
+            (a.clip, fa, fb, s)
+        };
+        let at: Vec<(usize, usize, usize, f64)> = w.iter().map(frames).collect();
+        let Some(&(c0, _, _, _)) = at.first() else { return };
+        let n = self.clips[c0].frames[0].len();
+        let sample = |k: usize, j: usize| -> Transform {
+            let (c, fa, fb, s) = at[k];
+            let clip = &self.clips[c];
+            if clip.frames.len() == 1 {
+                return clip.frames[0][j];
+            }
+            clip.frames[fa][j].interpolate_on(&clip.frames[fb][j], s, &self.arcs[c][fa * n + j])
+        };
+        out.extend((0..n).map(|j| {
+            // `blend_poses`, for joint j.
+            let p0 = sample(0, j);
+            let first = p0.rotation.coords;
+            let mut t = V3::zeros();
+            let mut s = V3::zeros();
+            let mut q = nalgebra::Vector4::zeros();
+            for (k, &(_, x)) in w.iter().enumerate() {
+                let p = if k == 0 { p0 } else { sample(k, j) };
+                t += p.translation * x;
+                s += p.scale * x;
+                let c = p.rotation.coords;
+                q += if c.dot(&first) < 0.0 { -c * x } else { c * x };
+            }
+            let rotation =
+                if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(q)) } else { p0.rotation };
+            Transform { translation: t, rotation, scale: s }
+        }));
     }
 
     /// Straight steps with stance foot `stance`, by increasing speed.
@@ -392,6 +564,91 @@ fn closest_in_triangle(t: [[f64; 2]; 3], q: [f64; 2]) -> ([f64; 3], f64) {
 mod tests {
     use super::*;
     use crate::character::builtin;
+
+    /// The weights by a scan of every triangle in order (the search
+    /// without the grid).
+    fn weights_by_scan(lib: &StepLibrary, stance: Foot, target: [f64; 2]) -> Option<Weights> {
+        let tris = &lib.triangles[stance.index()];
+        let corners = |tri: &[usize; 3]| [lib.landing(tri[0]), lib.landing(tri[1]), lib.landing(tri[2])];
+        let box_gap = |t: &[[f64; 2]; 3]| {
+            let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
+            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            gx.max(gy)
+        };
+        for tri in tris {
+            let t = corners(tri);
+            if box_gap(&t) > 1e-9 {
+                continue;
+            }
+            let (w, d) = closest_in_triangle(t, target);
+            if d == 0.0 {
+                return Some(tri.iter().copied().zip(w).filter(|x| x.1 > 1e-9).collect());
+            }
+            if d <= 1e-12 {
+                break;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_triangle_grid_finds_what_a_scan_of_every_triangle_finds() {
+        let c = builtin::character();
+        let lib = StepLibrary::new(&c).unwrap();
+        let bits = |w: &Weights| w.iter().map(|&(i, x)| (i, x.to_bits())).collect::<Vec<_>>();
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for foot in Foot::BOTH {
+            // Landings themselves (on triangle corners and edges), points
+            // inside and around the landings, and far away.
+            let mut targets: Vec<[f64; 2]> = lib.by_foot[foot.index()].iter().map(|&i| lib.landing(i)).collect();
+            for _ in 0..20_000 {
+                targets.push([3.0 * next() - 1.0, 2.0 * next() - 1.0]);
+            }
+            targets.extend([[f64::NAN, 0.3], [50.0, -40.0], [0.6, f64::INFINITY]]);
+            for t in targets {
+                let fast = lib.weights(foot, t);
+                if let Some(scan) = weights_by_scan(&lib, foot, t) {
+                    assert_eq!(bits(&fast), bits(&scan), "{foot:?} {t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn poses_are_the_blend_of_the_clips_samples_bit_for_bit() {
+        let c = builtin::character();
+        let lib = StepLibrary::new(&c).unwrap();
+        let bits = |p: &[Transform]| {
+            p.iter()
+                .flat_map(|x| {
+                    x.translation.iter().chain(x.rotation.coords.iter()).chain(x.scale.iter()).map(|v| v.to_bits())
+                })
+                .collect::<Vec<_>>()
+        };
+        for foot in Foot::BOTH {
+            for target in [[0.6, -0.19 * foot.sign()], [0.4, -0.3 * foot.sign()], [0.9, 0.1]] {
+                let w = lib.weights(foot, target);
+                for u in [0.0, 0.13, 0.5, 0.77, 1.0] {
+                    let samples: Vec<(Pose, f64)> = w
+                        .iter()
+                        .map(|&(i, x)| {
+                            let a = &lib.steps[i].annotation;
+                            (lib.clips[a.clip].sample(a.start + u * a.duration), x)
+                        })
+                        .collect();
+                    let refs: Vec<(&[Transform], f64)> = samples.iter().map(|(p, x)| (p.as_slice(), *x)).collect();
+                    assert_eq!(bits(&lib.pose(&w, u)), bits(&crate::character::blend_poses(&refs)), "{w:?} at {u}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn barycentric_weights_reproduce_landings_inside_the_hull() {

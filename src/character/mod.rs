@@ -81,6 +81,85 @@ impl Transform {
             scale: self.scale.lerp(&b.scale, u),
         }
     }
+
+    /// [`Transform::interpolate`] with the rotations' arc precomputed
+    /// (`arc` = `SlerpArc::new(&self.rotation, &b.rotation, 1e-12)`): the
+    /// same bits, without an arccosine or a square root. O(1).
+    pub fn interpolate_on(&self, b: &Transform, u: f64, arc: &SlerpArc) -> Transform {
+        Transform {
+            translation: self.translation.lerp(&b.translation, u),
+            rotation: arc.at(&self.rotation, &b.rotation, u).unwrap_or(self.rotation),
+            scale: self.scale.lerp(&b.scale, u),
+        }
+    }
+}
+
+/// The arc between two unit quaternions `a` and `b` (the short way round),
+/// precomputed for slerps between them at many parameters:
+/// [`SlerpArc::at`]`(a, b, t)` gives the same bits as nalgebra's
+/// `a.try_slerp(b, t, epsilon)`, at the cost of two sines (the arccosine
+/// and the square root are taken once). 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlerpArc {
+    /// Half the angle between them `[rad]` (`acos` of the dot product).
+    hang: f64,
+    /// Its sine, `√(1 − cos²)`.
+    s_hang: f64,
+    /// Whether `b` is negated (the dot product is negative).
+    flip: bool,
+    /// 0: an arc; 1: `a` and `b` coincide (the slerp is `a`); 2: too
+    /// short an arc for `epsilon` (no slerp).
+    kind: u8,
+}
+
+impl SlerpArc {
+    /// The arc from `a` to `b`; `epsilon` as nalgebra's `try_slerp` takes
+    /// it (no slerp where the sine of the half-angle is within it of 0).
+    pub fn new(a: &Quat, b: &Quat, epsilon: f64) -> SlerpArc {
+        // The steps of `UnitQuaternion::try_slerp` and of
+        // `Unit<Vector>::try_slerp`, in their order.
+        let flip = a.coords.dot(&b.coords) < 0.0;
+        let bc = if flip { -b.coords } else { b.coords };
+        let c_hang = a.coords.dot(&bc);
+        if c_hang >= 1.0 {
+            return SlerpArc { hang: 0.0, s_hang: 0.0, flip, kind: 1 };
+        }
+        let hang = c_hang.acos();
+        let s_hang = (1.0 - c_hang * c_hang).sqrt();
+        let kind = if relative_eq_zero(s_hang, epsilon) { 2 } else { 0 };
+        SlerpArc { hang, s_hang, flip, kind }
+    }
+
+    /// The slerp from `a` to `b` (those given to [`SlerpArc::new`]) at `t`:
+    /// `a.try_slerp(b, t, epsilon)`, bit for bit. O(1).
+    pub fn at(&self, a: &Quat, b: &Quat, t: f64) -> Option<Quat> {
+        match self.kind {
+            1 => Some(*a),
+            2 => None,
+            _ => {
+                let bc = if self.flip { -b.coords } else { b.coords };
+                let ta = ((1.0 - t) * self.hang).sin() / self.s_hang;
+                // At t = ½ both sines are of the same angle (1 − ½ is ½ exactly).
+                let tb = if t == 0.5 { ta } else { (t * self.hang).sin() / self.s_hang };
+                let mut res = a.coords.scale(ta);
+                res.axpy(tb, &bc, 1.0);
+                Some(Quat::new_unchecked(nalgebra::Quaternion::from(res)))
+            }
+        }
+    }
+}
+
+/// `approx::relative_eq!(s, 0.0, epsilon = epsilon)` with the default
+/// relative tolerance (`f64::EPSILON`), as nalgebra's `try_slerp` tests it.
+fn relative_eq_zero(s: f64, epsilon: f64) -> bool {
+    if s == 0.0 {
+        return true;
+    }
+    if s.is_infinite() {
+        return false;
+    }
+    let abs_diff = (s - 0.0).abs();
+    abs_diff <= epsilon || abs_diff <= s.abs() * f64::EPSILON
 }
 
 /// Rotation about +Y by `yaw` `[rad]` (turns +Z towards +X).
@@ -145,14 +224,20 @@ impl Skeleton {
     /// Global (model-frame) matrices of `pose`: forward kinematics.
     pub fn globals(&self, pose: &[Transform]) -> Vec<Matrix4<f64>> {
         let mut out: Vec<Matrix4<f64>> = Vec::with_capacity(self.joints.len());
+        self.globals_into(pose, &mut out);
+        out
+    }
+
+    /// [`Skeleton::globals`] into `out` (its allocation reused).
+    pub fn globals_into(&self, pose: &[Transform], out: &mut Vec<Matrix4<f64>>) {
+        out.clear();
         for (j, joint) in self.joints.iter().enumerate() {
             let local = pose[j].matrix();
             out.push(match joint.parent {
-                Some(p) => out[p] * local,
+                Some(p) => mul4(&out[p], &local),
                 None => local,
             });
         }
-        out
     }
 
     /// Model-frame position of every joint in `pose`.
@@ -207,6 +292,23 @@ impl Skeleton {
     }
 }
 
+/// The product `a · b` of 4×4 matrices, the same bits as nalgebra's
+/// `a * b` (which sums `((a₀b₀ + a₁b₁) + a₂b₂) + a₃b₃` for each entry, one
+/// column of `b` at a time), written out: the forward kinematics of the
+/// synthesis multiplies many of them. 64 multiplications.
+pub fn mul4(a: &Matrix4<f64>, b: &Matrix4<f64>) -> Matrix4<f64> {
+    let (a, b) = (a.as_slice(), b.as_slice());
+    // Column-major: entry (r, c) at c · 4 + r.
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        let (b0, b1, b2, b3) = (b[c * 4], b[c * 4 + 1], b[c * 4 + 2], b[c * 4 + 3]);
+        for r in 0..4 {
+            out[c * 4 + r] = a[12 + r] * b3 + (a[8 + r] * b2 + (a[4 + r] * b1 + a[r] * b0));
+        }
+    }
+    Matrix4::from_column_slice(&out)
+}
+
 /// Translation part of a 4×4 matrix.
 pub fn position_of(m: &Matrix4<f64>) -> V3 {
     V3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)])
@@ -257,17 +359,42 @@ impl Clip {
     /// The pose at time `t` `[s]`: wrapped into the cycle for a cyclic clip,
     /// clamped otherwise; frames interpolated (lerp/slerp).
     pub fn sample(&self, t: f64) -> Pose {
-        let n = self.frames.len();
-        if n == 1 {
+        if self.frames.len() == 1 {
             return self.frames[0].clone();
         }
+        let (i, j, u) = self.frames_at(t);
+        self.frames[i].iter().zip(&self.frames[j]).map(|(a, b)| a.interpolate(b, u)).collect()
+    }
+
+    /// The frames `i`, `j` whose interpolation by `u` is the pose at time
+    /// `t` `[s]` ([`Clip::sample`]): `j` follows `i` (wrapping for a cyclic
+    /// clip, clamped otherwise). The clip has at least two frames. O(1).
+    pub fn frames_at(&self, t: f64) -> (usize, usize, f64) {
+        let n = self.frames.len();
         let d = self.duration();
-        let t = if self.cyclic { t.rem_euclid(d) } else { t.clamp(0.0, d) };
+        // `t.rem_euclid(d)` is `t` itself in [0, d) (exact: no fmod).
+        let t = if self.cyclic { if (0.0..d).contains(&t) { t } else { t.rem_euclid(d) } } else { t.clamp(0.0, d) };
         let x = t / self.frame_interval;
         let i = (x.floor() as usize).min(n - 1);
         let u = x - i as f64;
         let j = if self.cyclic { (i + 1) % n } else { (i + 1).min(n - 1) };
-        self.frames[i].iter().zip(&self.frames[j]).map(|(a, b)| a.interpolate(b, u)).collect()
+        (i, j, u)
+    }
+
+    /// The arcs of [`Transform::interpolate_on`] between each frame `i`
+    /// and the one after it ([`Clip::frames_at`]), joint by joint: index
+    /// `i · joints + joint`. O(frames · joints).
+    pub fn arcs(&self) -> Vec<SlerpArc> {
+        let n = self.frames.len();
+        let next = |i: usize| if self.cyclic { (i + 1) % n } else { (i + 1).min(n - 1) };
+        (0..n)
+            .flat_map(|i| {
+                self.frames[i]
+                    .iter()
+                    .zip(&self.frames[next(i)])
+                    .map(|(a, b)| SlerpArc::new(&a.rotation, &b.rotation, 1e-12))
+            })
+            .collect()
     }
 
     /// Removes root motion: the top joints' average horizontal velocity and
@@ -594,6 +721,46 @@ pub fn blend_poses(poses: &[(&[Transform], f64)]) -> Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mul4_and_slerp_arcs_are_nalgebras_bit_for_bit() {
+        // Deterministic pseudo-random entries, with zeros of both signs,
+        // ones and rigid transforms.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 7 {
+                0 => 0.0,
+                1 => -0.0,
+                2 => 1.0,
+                _ => (x >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0,
+            }
+        };
+        for _ in 0..2000 {
+            let a = Matrix4::from_fn(|_, _| next());
+            let (qa, qb) = (
+                Quat::from_euler_angles(next(), next(), next()),
+                Quat::from_euler_angles(next(), 0.01 * next(), next()),
+            );
+            for (q, eps) in [(qb, 1e-12), (qa, 1e-12), (Quat::new_unchecked(-qa.into_inner()), 1e-9), (qb, 1e-3)] {
+                let arc = SlerpArc::new(&qa, &q, eps);
+                for t in [0.0, 0.25, 0.5, 0.7, 1.0, 1.3] {
+                    let bits = |x: Option<Quat>| x.map(|x| x.coords.map(f64::to_bits));
+                    assert_eq!(bits(arc.at(&qa, &q, t)), bits(qa.try_slerp(&q, t, eps)), "{qa:?} {q:?} {t}");
+                }
+            }
+            let b = Matrix4::from_fn(|_, _| next());
+            let (m, n) = (mul4(&a, &b), a * b);
+            for k in 0..16 {
+                assert_eq!(m[k].to_bits(), n[k].to_bits(), "{a} {b}");
+            }
+        }
+        let t = Transform { translation: V3::new(0.1, -0.2, 0.3), rotation: yaw(0.7), scale: V3::new(1.0, 1.0, 1.0) };
+        let u = Transform { translation: V3::new(0.0, -0.45, 0.0), rotation: Quat::identity(), ..Transform::default() };
+        assert_eq!(mul4(&t.matrix(), &u.matrix()), t.matrix() * u.matrix());
+    }
 
     #[test]
     fn transform_matrix_composes_translation_rotation_scale() {

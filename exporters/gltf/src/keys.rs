@@ -209,12 +209,20 @@ fn simplify(m: usize, must: &[bool], mut fits: impl FnMut(usize, Option<usize>) 
     if !must[1..].iter().any(|&x| x) && fits(0, None) {
         return vec![0];
     }
+    // The first must at or after each sample (m: none).
+    let mut next_must = vec![m; m + 1];
+    for k in (0..m).rev() {
+        next_must[k] = if must[k] { k } else { next_must[k + 1] };
+    }
     let mut kept = vec![0];
     let mut a0 = 0;
     // The last step, where the gallop starts (steps change slowly).
     let mut step = 2;
     while a0 + 1 < m {
-        let limit = (a0 + 1..m).find(|&k| must[k]).unwrap_or(m - 1);
+        let limit = match next_must[a0 + 1] {
+            k if k < m => k,
+            _ => m - 1,
+        };
         // Gallop: lo fits (or is the next sample), hi does not (or is past
         // the limit).
         let (mut lo, mut hi) = (a0 + 1, limit + 1);
@@ -444,11 +452,9 @@ pub(crate) fn reduce(
     // for None) at every sample, from the local values.
     let pose =
         |top: Option<usize>, local_q: &[[f64; 4]], local_t: &[[f64; 3]], wp: &mut [[f64; 3]], wq: &mut [[f64; 4]]| {
+            let joints: Vec<usize> = (top.unwrap_or(0)..n).filter(|&x| top.is_none_or(|t| ancestor[x][t])).collect();
             for k in 0..m {
-                for x in top.unwrap_or(0)..n {
-                    if top.is_some_and(|t| !ancestor[x][t]) {
-                        continue;
-                    }
+                for &x in &joints {
                     let (r, t) = (local_q[k * n + x], local_t[k * n + x]);
                     let i = k * n + x;
                     match parents[x] {
@@ -491,15 +497,17 @@ pub(crate) fn reduce(
         // Per slot: the keys' values (rotations on the same hemisphere) and
         // the arc between them.
         let mut ends = vec![([0.0; 4], [0.0; 4], 0.0, 0.0); group.channels.len()];
-        // A group of one rotation channel, of joint j, needs no forward
-        // kinematics: turning j's local rotation from r₀ (the pose as played
-        // so far) to r turns its whole subtree rigidly about j by the world
-        // rotation Δ = (q_parent r)(q_parent r₀)⁻¹, so a joint x below moves
-        // to j + Δ(x − j). Per sample and checked joint: the offset x − j
-        // and x's error in that pose.
-        let single = match group.channels[..] {
-            [i] if channels[i].property == Property::Rotation => Some(channels[i].joint),
-            _ => None,
+        // A group whose channels all drive one joint j (its rotation, its
+        // translation or both: a single channel, or the root's hips) needs
+        // no forward kinematics: turning j's local rotation from r₀ (the
+        // pose as played so far) to r turns its whole subtree rigidly about
+        // j by the world rotation Δ = (q_parent r)(q_parent r₀)⁻¹, and
+        // moving its local translation moves the subtree with j, so a joint
+        // x below moves to j' + Δ(x − j). Per sample and checked joint: the
+        // offset x − j and x's error in that pose.
+        let single = {
+            let j = channels[group.channels[0]].joint;
+            group.channels.iter().all(|&i| channels[i].joint == j).then_some(j)
         };
         let rigid: Vec<([f64; 3], [f64; 3])> = match single {
             Some(j) => (0..m)
@@ -533,23 +541,52 @@ pub(crate) fn reduce(
             let mut within = |k: usize| -> bool {
                 if let Some(j) = single {
                     let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
-                    let r = match c0 {
-                        None => baked_q[j],
-                        Some(_) => {
-                            let (qa, qc, th, sn) = ends[0];
-                            slerp_pre(qa, qc, th, sn, u)
-                        }
-                    };
-                    if dot(r, baked_q[k * n + j]).abs() < min_cos {
-                        return false;
-                    }
                     let parent = parents[j].map_or([0.0, 0.0, 0.0, 1.0], |p| wq[k * n + p]);
-                    let old = wq[k * n + j];
-                    let turn = mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]);
+                    // The turn of the subtree, when the group turns j.
+                    let turn = match slot_of[j].0 {
+                        Some(slot) => {
+                            let r = match c0 {
+                                None => baked_q[j],
+                                Some(_) => {
+                                    let (qa, qc, th, sn) = ends[slot];
+                                    slerp_pre(qa, qc, th, sn, u)
+                                }
+                            };
+                            if dot(r, baked_q[k * n + j]).abs() < min_cos {
+                                return false;
+                            }
+                            let old = wq[k * n + j];
+                            Some(mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]))
+                        }
+                        None => None,
+                    };
+                    // The move of j, when the group moves it.
+                    let shift: Option<[f64; 3]> = slot_of[j].1.map(|_| {
+                        let t = match c0 {
+                            None => baked_t[j],
+                            Some(c0) => {
+                                let (ta, tc) = (played_t[a0 * n + j], played_t[c0 * n + j]);
+                                std::array::from_fn(|v| ta[v] + (tc[v] - ta[v]) * u)
+                            }
+                        };
+                        let at: [f64; 3] = match parents[j] {
+                            Some(px) => {
+                                let (pp, ps) = (wp[k * n + px], wscale[px]);
+                                let d = rotate(parent, std::array::from_fn(|v| t[v] * ps[v]));
+                                std::array::from_fn(|v| pp[v] + d[v])
+                            }
+                            None => t,
+                        };
+                        let old = wp[k * n + j];
+                        std::array::from_fn(|v| at[v] - old[v])
+                    });
                     return checked.iter().enumerate().all(|(xi, &x)| {
                         let (o, e) = rigid[k * checked.len() + xi];
-                        let moved = rotate(turn, o);
-                        let d: [f64; 3] = std::array::from_fn(|v| e[v] + moved[v] - o[v]);
+                        let moved = turn.map_or(o, |turn| rotate(turn, o));
+                        let d: [f64; 3] = match shift {
+                            None => std::array::from_fn(|v| e[v] + moved[v] - o[v]),
+                            Some(sh) => std::array::from_fn(|v| e[v] + sh[v] + moved[v] - o[v]),
+                        };
                         let (pos2, contact2) = bound2[g][x];
                         let over_p = extremity[x] && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > pos2 * inside;
                         let over_c = foot_of[x].is_some_and(|side| planted[k][side])
@@ -612,11 +649,12 @@ pub(crate) fn reduce(
                 None => (1, m),
             };
             // The middle first (where linear playback strays most), then
-            // every sample.
-            if hi > lo && !within((lo + hi) / 2) {
+            // every other sample.
+            let mid = (lo + hi) / 2;
+            if hi > lo && !within(mid) {
                 return false;
             }
-            (lo..hi).all(&mut within)
+            (lo..hi).filter(|&k| k != mid).all(&mut within)
         });
         // Play the group from its keys.
         for &i in &group.channels {
@@ -633,16 +671,18 @@ pub(crate) fn reduce(
                 for (w, pair) in kept.windows(2).enumerate() {
                     let (a0, c0) = (pair[0], pair[1]);
                     let last = usize::from(w + 2 == kept.len());
+                    // The arc between the keys, once per key pair.
+                    let (qa, mut qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
+                    if dot(qa, qc) < 0.0 {
+                        qc = qc.map(|v| -v);
+                    }
+                    let th = dot(qa, qc).min(1.0).acos();
+                    let sn = th.sin();
                     for k in a0..c0 + last {
                         let u = (times[k] - times[a0]) / (times[c0] - times[a0]);
                         match ch.property {
                             Property::Rotation => {
-                                let (qa, mut qc) = (played_q[a0 * n + j], played_q[c0 * n + j]);
-                                if dot(qa, qc) < 0.0 {
-                                    qc = qc.map(|v| -v);
-                                }
-                                let th = dot(qa, qc).min(1.0).acos();
-                                local_q[k * n + j] = slerp_pre(qa, qc, th, th.sin(), u);
+                                local_q[k * n + j] = slerp_pre(qa, qc, th, sn, u);
                             }
                             Property::Translation => {
                                 let (ta, tc) = (played_t[a0 * n + j], played_t[c0 * n + j]);
@@ -680,6 +720,17 @@ pub(crate) fn reduce(
                     continue;
                 }
                 let mut at = 0;
+                // The arc of the key pair at `at` (made when `at` moves).
+                let arc = |at: usize| {
+                    let (a0, c0) = (kept[at], kept[at + 1]);
+                    let (qa, mut qc) = (value_q[a0 * n + j], value_q[c0 * n + j]);
+                    if dot(qa, qc) < 0.0 {
+                        qc = qc.map(|v| -v);
+                    }
+                    let th = dot(qa, qc).min(1.0).acos();
+                    (qa, qc, th, th.sin())
+                };
+                let mut ends = (ch.property == Property::Rotation).then(|| arc(0));
                 for k in 0..m {
                     // Sample k as played at its own written time: a key
                     // is then exactly its written value, so that enough
@@ -689,17 +740,16 @@ pub(crate) fn reduce(
                     // sample).
                     while at + 2 < kept.len() && key_t[kept[at + 1]] <= key_t[k] {
                         at += 1;
+                        if ends.is_some() {
+                            ends = Some(arc(at));
+                        }
                     }
                     let (a0, c0) = (kept[at], kept[at + 1]);
                     let u = ((key_t[k] - key_t[a0]) / (key_t[c0] - key_t[a0])).clamp(0.0, 1.0);
                     match ch.property {
                         Property::Rotation => {
-                            let (qa, mut qc) = (value_q[a0 * n + j], value_q[c0 * n + j]);
-                            if dot(qa, qc) < 0.0 {
-                                qc = qc.map(|v| -v);
-                            }
-                            let th = dot(qa, qc).min(1.0).acos();
-                            local_q[k * n + j] = slerp_pre(qa, qc, th, th.sin(), u);
+                            let (qa, qc, th, sn) = ends.unwrap_or_else(|| arc(at));
+                            local_q[k * n + j] = slerp_pre(qa, qc, th, sn, u);
                         }
                         Property::Translation => {
                             let (ta, tc) = (value_t[a0 * n + j], value_t[c0 * n + j]);
