@@ -80,6 +80,9 @@ pub struct StepLibrary {
     /// Per stance foot, the triangles near each cell of a grid over the
     /// landings, for [`StepLibrary::weights`].
     cells: [TriangleGrid; 2],
+    /// Per stance foot and triangle, its corners (landings) and bounding box
+    /// `[lower, upper]` `[m]`.
+    corners: [Vec<([[f64; 2]; 3], [[f64; 2]; 2])>; 2],
 }
 
 /// Weights as [`StepLibrary::weights`] finds them: those of a triangle
@@ -226,20 +229,22 @@ impl StepLibrary {
                 .collect()
         });
         let arcs = clips.iter().map(Clip::arcs).collect();
-        let cells = std::array::from_fn(|f| {
+        let corners: [Vec<([[f64; 2]; 3], [[f64; 2]; 2])>; 2] = std::array::from_fn(|f| {
             let tris: &Vec<[usize; 3]> = &triangles[f];
-            let boxes: Vec<[[f64; 2]; 2]> = tris
-                .iter()
+            tris.iter()
                 .map(|t| {
                     let p = t.map(|i| steps[i].annotation.landing);
                     let lo = [0, 1].map(|a| p[0][a].min(p[1][a]).min(p[2][a]));
                     let hi = [0, 1].map(|a| p[0][a].max(p[1][a]).max(p[2][a]));
-                    [lo, hi]
+                    (p, [lo, hi])
                 })
-                .collect();
+                .collect()
+        });
+        let cells = std::array::from_fn(|f| {
+            let boxes: Vec<[[f64; 2]; 2]> = corners[f].iter().map(|c| c.1).collect();
             TriangleGrid::new(&boxes)
         });
-        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells })
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells, corners })
     }
 
     /// Landing position of step `i` `[m]`.
@@ -272,13 +277,14 @@ impl StepLibrary {
     fn weights_found(&self, stance: Foot, target: [f64; 2]) -> Found {
         let f = stance.index();
         let tris = &self.triangles[f];
-        let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
+        // A triangle's corners and box, by index.
+        let corners = |i: usize| &self.corners[f][i];
         // Distance of `target` from a triangle's bounding box (a lower bound
         // of its distance from the triangle).
-        let box_gap = |t: &[[f64; 2]; 3]| {
+        let box_gap = |b: &[[f64; 2]; 2]| {
             let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
-            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
-            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            let gx = gap(target[0], b[0][0], b[1][0]);
+            let gy = gap(target[1], b[0][1], b[1][1]);
             gx.max(gy)
         };
         let pick = |tri: &[usize; 3], w: [f64; 3]| {
@@ -302,14 +308,14 @@ impl StepLibrary {
             None if target.iter().any(|x| x.is_nan()) => (&[][..], 0..tris.len()),
             None => (&[][..], 0..0),
         };
-        for tri in listed.iter().copied().chain(all).map(|i| &tris[i]) {
-            let t = corners(tri);
-            if box_gap(&t) > 1e-9 {
+        for i in listed.iter().copied().chain(all) {
+            let (t, b) = corners(i);
+            if box_gap(b) > 1e-9 {
                 continue;
             }
-            let (w, d) = closest_in_triangle(t, target);
+            let (w, d) = closest_in_triangle(*t, target);
             if d == 0.0 {
-                return pick(tri, w);
+                return pick(&tris[i], w);
             }
             if d <= 1e-12 {
                 break;
@@ -320,14 +326,14 @@ impl StepLibrary {
         // best distance so far cannot be nearer (1e-9 m of slack for
         // rounding): skipped without changing the result.
         let mut best: Option<(f64, usize, [f64; 3])> = None;
-        for (i, tri) in tris.iter().enumerate() {
-            let t = corners(tri);
+        for i in 0..tris.len() {
+            let (t, b) = corners(i);
             if let Some((d, _, _)) = best
-                && box_gap(&t) > d + 1e-9
+                && box_gap(b) > d + 1e-9
             {
                 continue;
             }
-            let (w, d) = closest_in_triangle(t, target);
+            let (w, d) = closest_in_triangle(*t, target);
             if best.is_none_or(|b| d < b.0 - 1e-12) {
                 best = Some((d, i, w));
                 if d == 0.0 {
