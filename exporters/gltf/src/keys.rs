@@ -42,8 +42,9 @@
 //! elsewhere. As the last group moving a joint checks it with every other
 //! group final, the bounds hold at every sample by construction. Samples
 //! nearest each plant and lift stay keys of the groups that move that foot.
-//! A group of one rotation channel needs no forward kinematics: turning
-//! joint `j` turns its subtree rigidly about `j`.
+//! A group whose channels drive one joint (one rotation channel, or the
+//! root's hips) needs no forward kinematics: turning or moving joint `j`
+//! turns or moves its subtree rigidly with `j`.
 //!
 //! This is tolerance-bounded curve simplification (as in ACL and gltfpack)
 //! with the error measured on the skeleton rather than per curve.
