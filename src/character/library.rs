@@ -424,32 +424,40 @@ impl StepLibrary {
         let at: Vec<(usize, usize, usize, f64)> = w.iter().map(frames).collect();
         let Some(&(c0, _, _, _)) = at.first() else { return };
         let n = self.clips[c0].frames[0].len();
-        let sample = |k: usize, j: usize| -> Transform {
-            let (c, fa, fb, s) = at[k];
+        // `blend_poses` of the weights' samples, weight by weight (each
+        // joint's sums in the weights' order): per joint, the translation
+        // and scale sums in `out`, the rotation sum and the first sample's
+        // rotation beside.
+        out.resize(n, Transform { translation: V3::zeros(), rotation: Quat::identity(), scale: V3::zeros() });
+        let mut rotations: Vec<(nalgebra::Vector4<f64>, Quat)> =
+            vec![(nalgebra::Vector4::zeros(), Quat::identity()); n];
+        for (k, (&(_, x), &(c, fa, fb, s))) in w.iter().zip(&at).enumerate() {
             let clip = &self.clips[c];
-            if clip.frames.len() == 1 {
-                return clip.frames[0][j];
-            }
-            clip.frames[fa][j].interpolate_on(&clip.frames[fb][j], s, &self.arcs[c][fa * n + j])
-        };
-        out.extend((0..n).map(|j| {
-            // `blend_poses`, for joint j.
-            let p0 = sample(0, j);
-            let first = p0.rotation.coords;
-            let mut t = V3::zeros();
-            let mut s = V3::zeros();
-            let mut q = nalgebra::Vector4::zeros();
-            for (k, &(_, x)) in w.iter().enumerate() {
-                let p = if k == 0 { p0 } else { sample(k, j) };
-                t += p.translation * x;
-                s += p.scale * x;
+            let mut add = |j: usize, p: Transform| {
+                let (q, first) = &mut rotations[j];
+                if k == 0 {
+                    *first = p.rotation;
+                }
+                let o = &mut out[j];
+                o.translation += p.translation * x;
+                o.scale += p.scale * x;
                 let c = p.rotation.coords;
-                q += if c.dot(&first) < 0.0 { -c * x } else { c * x };
+                *q += if c.dot(&first.coords) < 0.0 { -c * x } else { c * x };
+            };
+            if clip.frames.len() == 1 {
+                for (j, p) in clip.frames[0][..n].iter().enumerate() {
+                    add(j, *p);
+                }
+            } else {
+                let (a, b, arcs) = (&clip.frames[fa][..n], &clip.frames[fb][..n], &self.arcs[c][fa * n..(fa + 1) * n]);
+                for (j, ((pa, pb), arc)) in a.iter().zip(b).zip(arcs).enumerate() {
+                    add(j, pa.interpolate_on(pb, s, arc));
+                }
             }
-            let rotation =
-                if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(q)) } else { p0.rotation };
-            Transform { translation: t, rotation, scale: s }
-        }));
+        }
+        for (o, (q, first)) in out.iter_mut().zip(&rotations) {
+            o.rotation = if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(*q)) } else { *first };
+        }
     }
 
     /// Straight steps with stance foot `stance`, by increasing speed.
