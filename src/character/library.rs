@@ -82,8 +82,11 @@ pub struct StepLibrary {
     cells: [TriangleGrid; 2],
     /// Per stance foot and triangle, its corners (landings) and bounding box
     /// `[lower, upper]` `[m]`.
-    corners: [Vec<([[f64; 2]; 3], [[f64; 2]; 2])>; 2],
+    corners: [Vec<Corners>; 2],
 }
+
+/// A triangle's corners and bounding box `[lower, upper]` `[m]`.
+type Corners = ([[f64; 2]; 3], [[f64; 2]; 2]);
 
 /// Weights as [`StepLibrary::weights`] finds them: those of a triangle
 /// (at most three, in place), or of the degenerate search.
@@ -229,7 +232,7 @@ impl StepLibrary {
                 .collect()
         });
         let arcs = clips.iter().map(Clip::arcs).collect();
-        let corners: [Vec<([[f64; 2]; 3], [[f64; 2]; 2])>; 2] = std::array::from_fn(|f| {
+        let corners: [Vec<Corners>; 2] = std::array::from_fn(|f| {
             let tris: &Vec<[usize; 3]> = &triangles[f];
             tris.iter()
                 .map(|t| {
