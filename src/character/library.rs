@@ -80,7 +80,13 @@ pub struct StepLibrary {
     /// Per stance foot, the triangles near each cell of a grid over the
     /// landings, for [`StepLibrary::weights`].
     cells: [TriangleGrid; 2],
+    /// Per stance foot and triangle, its corners (landings) and bounding box
+    /// `[lower, upper]` `[m]`.
+    corners: [Vec<Corners>; 2],
 }
+
+/// A triangle's corners and bounding box `[lower, upper]` `[m]`.
+type Corners = ([[f64; 2]; 3], [[f64; 2]; 2]);
 
 /// Weights as [`StepLibrary::weights`] finds them: those of a triangle
 /// (at most three, in place), or of the degenerate search.
@@ -226,20 +232,22 @@ impl StepLibrary {
                 .collect()
         });
         let arcs = clips.iter().map(Clip::arcs).collect();
-        let cells = std::array::from_fn(|f| {
+        let corners: [Vec<Corners>; 2] = std::array::from_fn(|f| {
             let tris: &Vec<[usize; 3]> = &triangles[f];
-            let boxes: Vec<[[f64; 2]; 2]> = tris
-                .iter()
+            tris.iter()
                 .map(|t| {
                     let p = t.map(|i| steps[i].annotation.landing);
                     let lo = [0, 1].map(|a| p[0][a].min(p[1][a]).min(p[2][a]));
                     let hi = [0, 1].map(|a| p[0][a].max(p[1][a]).max(p[2][a]));
-                    [lo, hi]
+                    (p, [lo, hi])
                 })
-                .collect();
+                .collect()
+        });
+        let cells = std::array::from_fn(|f| {
+            let boxes: Vec<[[f64; 2]; 2]> = corners[f].iter().map(|c| c.1).collect();
             TriangleGrid::new(&boxes)
         });
-        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells })
+        Ok(StepLibrary { clips, analyses, steps, by_foot, triangles, idle: character.idle, arcs, cells, corners })
     }
 
     /// Landing position of step `i` `[m]`.
@@ -272,13 +280,14 @@ impl StepLibrary {
     fn weights_found(&self, stance: Foot, target: [f64; 2]) -> Found {
         let f = stance.index();
         let tris = &self.triangles[f];
-        let corners = |tri: &[usize; 3]| [self.landing(tri[0]), self.landing(tri[1]), self.landing(tri[2])];
+        // A triangle's corners and box, by index.
+        let corners = |i: usize| &self.corners[f][i];
         // Distance of `target` from a triangle's bounding box (a lower bound
         // of its distance from the triangle).
-        let box_gap = |t: &[[f64; 2]; 3]| {
+        let box_gap = |b: &[[f64; 2]; 2]| {
             let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
-            let gx = gap(target[0], t[0][0].min(t[1][0]).min(t[2][0]), t[0][0].max(t[1][0]).max(t[2][0]));
-            let gy = gap(target[1], t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            let gx = gap(target[0], b[0][0], b[1][0]);
+            let gy = gap(target[1], b[0][1], b[1][1]);
             gx.max(gy)
         };
         let pick = |tri: &[usize; 3], w: [f64; 3]| {
@@ -302,14 +311,14 @@ impl StepLibrary {
             None if target.iter().any(|x| x.is_nan()) => (&[][..], 0..tris.len()),
             None => (&[][..], 0..0),
         };
-        for tri in listed.iter().copied().chain(all).map(|i| &tris[i]) {
-            let t = corners(tri);
-            if box_gap(&t) > 1e-9 {
+        for i in listed.iter().copied().chain(all) {
+            let (t, b) = corners(i);
+            if box_gap(b) > 1e-9 {
                 continue;
             }
-            let (w, d) = closest_in_triangle(t, target);
+            let (w, d) = closest_in_triangle(*t, target);
             if d == 0.0 {
-                return pick(tri, w);
+                return pick(&tris[i], w);
             }
             if d <= 1e-12 {
                 break;
@@ -320,14 +329,14 @@ impl StepLibrary {
         // best distance so far cannot be nearer (1e-9 m of slack for
         // rounding): skipped without changing the result.
         let mut best: Option<(f64, usize, [f64; 3])> = None;
-        for (i, tri) in tris.iter().enumerate() {
-            let t = corners(tri);
+        for i in 0..tris.len() {
+            let (t, b) = corners(i);
             if let Some((d, _, _)) = best
-                && box_gap(&t) > d + 1e-9
+                && box_gap(b) > d + 1e-9
             {
                 continue;
             }
-            let (w, d) = closest_in_triangle(t, target);
+            let (w, d) = closest_in_triangle(*t, target);
             if best.is_none_or(|b| d < b.0 - 1e-12) {
                 best = Some((d, i, w));
                 if d == 0.0 {
@@ -418,32 +427,40 @@ impl StepLibrary {
         let at: Vec<(usize, usize, usize, f64)> = w.iter().map(frames).collect();
         let Some(&(c0, _, _, _)) = at.first() else { return };
         let n = self.clips[c0].frames[0].len();
-        let sample = |k: usize, j: usize| -> Transform {
-            let (c, fa, fb, s) = at[k];
+        // `blend_poses` of the weights' samples, weight by weight (each
+        // joint's sums in the weights' order): per joint, the translation
+        // and scale sums in `out`, the rotation sum and the first sample's
+        // rotation beside.
+        out.resize(n, Transform { translation: V3::zeros(), rotation: Quat::identity(), scale: V3::zeros() });
+        let mut rotations: Vec<(nalgebra::Vector4<f64>, Quat)> =
+            vec![(nalgebra::Vector4::zeros(), Quat::identity()); n];
+        for (k, (&(_, x), &(c, fa, fb, s))) in w.iter().zip(&at).enumerate() {
             let clip = &self.clips[c];
-            if clip.frames.len() == 1 {
-                return clip.frames[0][j];
-            }
-            clip.frames[fa][j].interpolate_on(&clip.frames[fb][j], s, &self.arcs[c][fa * n + j])
-        };
-        out.extend((0..n).map(|j| {
-            // `blend_poses`, for joint j.
-            let p0 = sample(0, j);
-            let first = p0.rotation.coords;
-            let mut t = V3::zeros();
-            let mut s = V3::zeros();
-            let mut q = nalgebra::Vector4::zeros();
-            for (k, &(_, x)) in w.iter().enumerate() {
-                let p = if k == 0 { p0 } else { sample(k, j) };
-                t += p.translation * x;
-                s += p.scale * x;
+            let mut add = |j: usize, p: Transform| {
+                let (q, first) = &mut rotations[j];
+                if k == 0 {
+                    *first = p.rotation;
+                }
+                let o = &mut out[j];
+                o.translation += p.translation * x;
+                o.scale += p.scale * x;
                 let c = p.rotation.coords;
-                q += if c.dot(&first) < 0.0 { -c * x } else { c * x };
+                *q += if c.dot(&first.coords) < 0.0 { -c * x } else { c * x };
+            };
+            if clip.frames.len() == 1 {
+                for (j, p) in clip.frames[0][..n].iter().enumerate() {
+                    add(j, *p);
+                }
+            } else {
+                let (a, b, arcs) = (&clip.frames[fa][..n], &clip.frames[fb][..n], &self.arcs[c][fa * n..(fa + 1) * n]);
+                for (j, ((pa, pb), arc)) in a.iter().zip(b).zip(arcs).enumerate() {
+                    add(j, pa.interpolate_on(pb, s, arc));
+                }
             }
-            let rotation =
-                if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(q)) } else { p0.rotation };
-            Transform { translation: t, rotation, scale: s }
-        }));
+        }
+        for (o, (q, first)) in out.iter_mut().zip(&rotations) {
+            o.rotation = if q.norm() > 1e-12 { Quat::from_quaternion(nalgebra::Quaternion::from(*q)) } else { *first };
+        }
     }
 
     /// Straight steps with stance foot `stance`, by increasing speed.

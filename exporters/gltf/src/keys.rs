@@ -42,8 +42,9 @@
 //! elsewhere. As the last group moving a joint checks it with every other
 //! group final, the bounds hold at every sample by construction. Samples
 //! nearest each plant and lift stay keys of the groups that move that foot.
-//! A group of one rotation channel needs no forward kinematics: turning
-//! joint `j` turns its subtree rigidly about `j`.
+//! A group whose channels drive one joint (one rotation channel, or the
+//! root's hips) needs no forward kinematics: turning or moving joint `j`
+//! turns or moves its subtree rigidly with `j`.
 //!
 //! This is tolerance-bounded curve simplification (as in ACL and gltfpack)
 //! with the error measured on the skeleton rather than per curve.
@@ -323,21 +324,29 @@ pub(crate) fn reduce(
     let mut extremity: Vec<bool> = (0..n).map(|j| !parents.contains(&Some(j))).collect();
     extremity[c.left_foot] = true;
     extremity[c.right_foot] = true;
+    // The arrays of m · n values, in the thread's scratch (their pages
+    // stay mapped from one instance to the next).
+    let mut scratch = SCRATCH.with(|s| s.take());
+    let Scratch { baked_q, played_q, baked_t, played_t, world, local_q, local_t, wp, wq } = &mut scratch;
     // Baked and played values, and the baked world positions.
-    let baked_q: Vec<[f64; 4]> =
-        window.iter().flat_map(|&w| (0..n).map(move |j| normalise(a.rotations[w * n + j].map(f64::from)))).collect();
-    let played_q: Vec<[f64; 4]> = window
-        .iter()
-        .flat_map(|&w| (0..n).map(move |j| normalise(dequantise(played.rotation(a.rotations[w * n + j])))))
-        .collect();
-    let baked_t: Vec<[f64; 3]> =
-        window.iter().flat_map(|&w| (0..n).map(move |j| a.translations[w * n + j].map(f64::from))).collect();
-    let played_t: Vec<[f64; 3]> = window
-        .iter()
-        .flat_map(|&w| (0..n).map(move |j| played.translation(a.translations[w * n + j]).map(f64::from)))
-        .collect();
+    baked_q.clear();
+    baked_q.extend(window.iter().flat_map(|&w| (0..n).map(move |j| normalise(a.rotations[w * n + j].map(f64::from)))));
+    played_q.clear();
+    played_q.extend(
+        window
+            .iter()
+            .flat_map(|&w| (0..n).map(move |j| normalise(dequantise(played.rotation(a.rotations[w * n + j]))))),
+    );
+    baked_t.clear();
+    baked_t.extend(window.iter().flat_map(|&w| (0..n).map(move |j| a.translations[w * n + j].map(f64::from))));
+    played_t.clear();
+    played_t.extend(
+        window.iter().flat_map(|&w| (0..n).map(move |j| played.translation(a.translations[w * n + j]).map(f64::from))),
+    );
+    let (baked_q, played_q, baked_t, played_t) = (&*baked_q, &*played_q, &*baked_t, &*played_t);
     let (mut p, mut q, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 4]; n], vec![[0.0; 3]; n]);
-    let mut world = vec![[0.0; 3]; m * n];
+    world.clear();
+    world.resize(m * n, [0.0; 3]);
     for k in 0..m {
         fk(&parents, &scales, |j| baked_q[k * n + j], |j| baked_t[k * n + j], &mut p, &mut q, &mut s);
         world[k * n..(k + 1) * n].copy_from_slice(&p);
@@ -425,8 +434,10 @@ pub(crate) fn reduce(
     }
     // The pose as played so far: chosen groups from their keys, the others
     // at their quantised samples (as at their keys); world transforms.
-    let mut local_q: Vec<[f64; 4]> = played_q.clone();
-    let mut local_t: Vec<[f64; 3]> = played_t.clone();
+    local_q.clear();
+    local_q.extend_from_slice(played_q);
+    local_t.clear();
+    local_t.extend_from_slice(played_t);
     for j in 0..n {
         if !channels.iter().any(|ch| ch.joint == j && ch.property == Property::Rotation) {
             for k in 0..m {
@@ -447,7 +458,10 @@ pub(crate) fn reduce(
             None => scales[x],
         };
     }
-    let (mut wp, mut wq) = (vec![[0.0; 3]; m * n], vec![[0.0; 4]; m * n]);
+    wp.clear();
+    wp.resize(m * n, [0.0; 3]);
+    wq.clear();
+    wq.resize(m * n, [0.0; 4]);
     // World transforms of the joints of the subtree of `top` (all joints
     // for None) at every sample, from the local values.
     let pose =
@@ -469,7 +483,7 @@ pub(crate) fn reduce(
                 }
             }
         };
-    pose(None, &local_q, &local_t, &mut wp, &mut wq);
+    pose(None, local_q, local_t, wp, wq);
     let min_cos = (tol.rotation / 2.0).cos();
     let mut kept_of: Vec<Vec<usize>> = vec![vec![0]; channels.len()];
     for (g, group) in groups.iter().enumerate() {
@@ -694,7 +708,7 @@ pub(crate) fn reduce(
             }
             kept_of[i].clone_from(&kept);
         }
-        pose(Some(group.top), &local_q, &local_t, &mut wp, &mut wq);
+        pose(Some(group.top), local_q, local_t, wp, wq);
     }
     // A compressed file plays the same keys through its filters (which move
     // a rotation by about 10⁻⁵ rad, a translation by 0.1 µm, a key time by
@@ -758,7 +772,7 @@ pub(crate) fn reduce(
                     }
                 }
             }
-            pose(None, &local_q, &local_t, &mut wp, &mut wq);
+            pose(None, local_q, local_t, wp, wq);
             let mut added = false;
             for k in 0..m {
                 for x in 0..n {
@@ -826,7 +840,27 @@ pub(crate) fn reduce(
             Property::Translation => out.translation[ch.joint] = kept,
         }
     }
+    SCRATCH.with(|s| s.set(scratch));
     out
+}
+
+/// The arrays of one instance's [`reduce`] (samples × joints), kept per
+/// thread between instances.
+#[derive(Default)]
+struct Scratch {
+    baked_q: Vec<[f64; 4]>,
+    played_q: Vec<[f64; 4]>,
+    baked_t: Vec<[f64; 3]>,
+    played_t: Vec<[f64; 3]>,
+    world: Vec<[f64; 3]>,
+    local_q: Vec<[f64; 4]>,
+    local_t: Vec<[f64; 3]>,
+    wp: Vec<[f64; 3]>,
+    wq: Vec<[f64; 4]>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
 #[cfg(test)]
