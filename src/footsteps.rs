@@ -610,14 +610,23 @@ fn search(
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
         // corner would leave the path's apex out of the legs' reach).
-        let bulge = (1..4)
-            .map(|i| {
-                // Between the plants: its key lies between theirs.
-                let r = at_within(agent, a.t + dur * i as f64 / 4.0, ka, kb);
-                let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
-                let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
-                (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
-            })
+        let offsets: [[f64; 2]; 3] = std::array::from_fn(|k| {
+            // Between the plants: its key lies between theirs.
+            let r = at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb);
+            let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
+            let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
+            [ra[0] + u * ux - r[0], ra[1] + u * uy - r[1]]
+        });
+        // The largest `hypot`, taken only of the offsets whose squared
+        // length is within 10⁻⁹ of the largest (the others are shorter,
+        // whatever the rounding).
+        let squares = offsets.map(|o| o[0] * o[0] + o[1] * o[1]);
+        let most = squares.iter().copied().fold(0.0, f64::max);
+        let bulge = offsets
+            .iter()
+            .zip(squares)
+            .filter(|&(_, sq)| !most.is_finite() || sq >= most * (1.0 - 1e-9))
+            .map(|(o, _)| o[0].hypot(o[1]))
             .fold(0.0, f64::max);
         // The landing's footprint puts the foot ahead of the root as a step
         // of `length` does; a step whose root progresses more than that
