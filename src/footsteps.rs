@@ -764,9 +764,11 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
         1 => ((q[0] - hull[0][0]).hypot(q[1] - hull[0][1]), hull[0]),
         _ => {
             let n = hull.len();
+            // The vertex after vertex i (no integer division).
+            let after = |i: usize| if i + 1 == n { 0 } else { i + 1 };
             // Inside (left of every edge): no distance to compute.
             let left_of = |i: usize| {
-                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let (a, b) = (hull[i], hull[after(i)]);
                 let cross = (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
                 cross >= 0.0 || cross.is_nan()
             };
@@ -775,7 +777,7 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
             }
             let edges = if n == 2 { 1 } else { n };
             let nearest = |i: usize| {
-                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let (a, b) = (hull[i], hull[after(i)]);
                 let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
                 let len2 = (ux * ux + uy * uy).max(1e-18);
                 let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);
