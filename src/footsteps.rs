@@ -610,14 +610,23 @@ fn search(
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
         // corner would leave the path's apex out of the legs' reach).
-        let bulge = (1..4)
-            .map(|i| {
-                // Between the plants: its key lies between theirs.
-                let r = at_within(agent, a.t + dur * i as f64 / 4.0, ka, kb);
-                let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
-                let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
-                (ra[0] + u * ux - r[0]).hypot(ra[1] + u * uy - r[1])
-            })
+        let offsets: [[f64; 2]; 3] = std::array::from_fn(|k| {
+            // Between the plants: its key lies between theirs.
+            let r = at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb);
+            let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
+            let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
+            [ra[0] + u * ux - r[0], ra[1] + u * uy - r[1]]
+        });
+        // The largest `hypot`, taken only of the offsets whose squared
+        // length is within 10⁻⁹ of the largest (the others are shorter,
+        // whatever the rounding).
+        let squares = offsets.map(|o| o[0] * o[0] + o[1] * o[1]);
+        let most = squares.iter().copied().fold(0.0, f64::max);
+        let bulge = offsets
+            .iter()
+            .zip(squares)
+            .filter(|&(_, sq)| !most.is_finite() || sq >= most * (1.0 - 1e-9))
+            .map(|(o, _)| o[0].hypot(o[1]))
             .fold(0.0, f64::max);
         // The landing's footprint puts the foot ahead of the root as a step
         // of `length` does; a step whose root progresses more than that
@@ -755,9 +764,11 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
         1 => ((q[0] - hull[0][0]).hypot(q[1] - hull[0][1]), hull[0]),
         _ => {
             let n = hull.len();
+            // The vertex after vertex i (no integer division).
+            let after = |i: usize| if i + 1 == n { 0 } else { i + 1 };
             // Inside (left of every edge): no distance to compute.
             let left_of = |i: usize| {
-                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let (a, b) = (hull[i], hull[after(i)]);
                 let cross = (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
                 cross >= 0.0 || cross.is_nan()
             };
@@ -766,7 +777,7 @@ fn hull_distance(hull: &[[f64; 2]], q: [f64; 2]) -> (f64, [f64; 2]) {
             }
             let edges = if n == 2 { 1 } else { n };
             let nearest = |i: usize| {
-                let (a, b) = (hull[i], hull[(i + 1) % n]);
+                let (a, b) = (hull[i], hull[after(i)]);
                 let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
                 let len2 = (ux * ux + uy * uy).max(1e-18);
                 let s = (((q[0] - a[0]) * ux + (q[1] - a[1]) * uy) / len2).clamp(0.0, 1.0);

@@ -141,8 +141,9 @@ impl TriangleGrid {
     /// The cell of `p`, clamped into the grid.
     fn index(&self, p: [f64; 2]) -> [usize; 2] {
         [0, 1].map(|a| {
-            let x = ((p[a] - self.origin[a]) / self.cell[a]).floor();
-            if x.is_nan() { 0 } else { x.clamp(0.0, (self.size - 1) as f64) as usize }
+            // floor, clamped (truncation is the floor of a non-negative x).
+            let x = (p[a] - self.origin[a]) / self.cell[a];
+            if x.is_nan() || x < 0.0 { 0 } else { (x as usize).min(self.size - 1) }
         })
     }
 
