@@ -425,9 +425,12 @@ pub struct SolverOptions {
     /// `[Limit: 0 ≤ slow_factor < 1]`.
     pub slow_factor: f64,
     /// The project's solvers: a walker whose pace would drop below
-    /// `wait_factor` × its preferred speed walks at that speed and waits,
-    /// standing, for the time it has to spare (people wait rather than
-    /// crawl) `[Limit: 0 ≤ wait_factor ≤ 1]`.
+    /// `wait_factor` × its preferred speed walks at that speed (never faster
+    /// than the hurry speed, [`crate::pace::stride_speed`]) and stands
+    /// still for the time it has to spare (people stop rather than crawl).
+    /// Above 1 a walker with any time to spare walks briskly and stands
+    /// longer: real crowds hold about 20 % of standing samples
+    /// (docs/design.md "Realism") `[Limit: 0 ≤ wait_factor ≤ 2]`.
     pub wait_factor: f64,
     /// An existing control point within this time of a closest approach is
     /// moved instead of inserting a new one `[s]` `[Limit: ≥ 0]`.
@@ -452,7 +455,7 @@ impl Default for SolverOptions {
             stub_depth: None,
             fast_factor: 1.5,
             slow_factor: 0.5,
-            wait_factor: 0.9,
+            wait_factor: crate::pace::STRIDE_FACTOR,
             merge_interval: 0.1,
             smoothing: true,
             tack_interval: 0.5,

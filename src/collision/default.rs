@@ -12,7 +12,8 @@
 //!    eq. 6 and turned by a small seeded random angle (`|φ| ≤ 0.25` rad)
 //!    against cycles; then each moved agent's row is updated once, over the
 //!    union of its changed windows. An iteration is one push, as in
-//!    Algorithm 2.
+//!    Algorithm 2. Of a walker and one standing still
+//!    ([`STANDING_SPEED`]), the walker takes the whole push.
 //! 3. **Moves in space and time** (seed paper §5, "Spatial moving of
 //!    waypoints only", and §6): each agent's displacement at its closest
 //!    approach is split into the part along its own velocity, applied as a
@@ -69,6 +70,10 @@ pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
 pub const DESPERATE: u32 = 12;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
+/// Below this speed `[m/s]` at its closest approach an agent stands still,
+/// and a pair of which the other walks pushes only the walker.
+pub const STANDING_SPEED: f64 = 0.1;
+
 /// Shortest time `[s]` between two control points a time shift may leave
 /// (or the current spacing, if already shorter).
 pub const MIN_SPACING: f64 = 0.05;
@@ -228,6 +233,15 @@ fn push(
             let dir = dp.normalize();
             let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
             let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
+            // A walker standing still is not shoved aside by one walking by
+            // (it would shuffle, a step out and back that the footstep
+            // planner cannot walk): the one walking gives way.
+            let standing = |a: &Agent, t: f64| a.path.velocity_at(t).norm() < STANDING_SPEED;
+            match (standing(&agents[i], ap.t_a), standing(&agents[j], ap.t_b)) {
+                (true, false) => (wi, wj) = (0.0, 1.0),
+                (false, true) => (wi, wj) = (1.0, 0.0),
+                _ => {}
+            }
             match (can_move_at(&agents[i].path, ap.t_a), can_move_at(&agents[j].path, ap.t_b)) {
                 (false, true) => (wi, wj) = (0.0, 1.0),
                 (true, false) => (wi, wj) = (1.0, 0.0),

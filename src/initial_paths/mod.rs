@@ -52,12 +52,14 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         .then(|| Router::with_clearance(patch, patch.header.agent_radius + WIDE_BERTH));
     let mut notes = Vec::new();
     let mut agents = Vec::new();
+    let mut plans = Vec::new();
     for pair in pairs {
         let (e, x) = (entries[pair.entry], exits[pair.exit]);
-        let (path, note) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
-            Some((path, None)) if path.points.len() > 4 || !has_kinks(&path) => (path, None),
+        let (path, note, stops) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
+            Some((path, None, stops)) if path.points.len() > 4 || !has_kinks(&path) => (path, None, stops),
             _ => exogenous_path(patch, &router, &e, &x),
         };
+        plans.push(stops);
         if let Some(message) = note {
             notes.push(InitialNote { agent: agents.len(), message });
         }
@@ -80,10 +82,77 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         let preferred_speed = path.mean_speed();
         agents.push(Agent { kind: AgentKind::Endogenous { index }, path, entry: None, exit: None, preferred_speed });
     }
+    place_stops(patch, &mut agents, &plans);
     (agents, notes)
 }
 
-fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) -> (Path, Option<String>) {
+/// Personal space `[m]` beyond 2r that a walker choosing where to stand
+/// keeps from the others' initial paths.
+pub const STANDING_SPACE: f64 = 0.5;
+
+/// Clearance from obstacles `[m]` that a place to stand needs to be chosen
+/// over the roomiest one (or as much as that one has, if less).
+pub const STANDING_ROOM: f64 = 1.0;
+
+/// Sweeps of [`place_stops`] over the waiting walkers.
+const PLACING_SWEEPS: usize = 2;
+
+/// Where the walkers that stop stand: each in turn (agent order,
+/// [`PLACING_SWEEPS`] times over) takes, among its places ([`paced::Plan`])
+/// with [`STANDING_ROOM`] from obstacles, the one whose path spends the
+/// least time within 2r + [`STANDING_SPACE`] of the other agents' current
+/// paths (every periodic instance, its own other instances included);
+/// among equals, the first (most room from obstacles, then nearest
+/// half-way). People stop out of the way of those walking by, which
+/// spares collision removal the pushes that would make them shuffle.
+/// O(sweeps · stopping agents · places · agents · segments · shifts).
+fn place_stops(patch: &Patch, agents: &mut [Agent], plans: &[Option<Vec<paced::Plan>>]) {
+    let pi = patch.header.period;
+    let threshold = 2.0 * patch.header.agent_radius + STANDING_SPACE;
+    for _ in 0..PLACING_SWEEPS {
+        for (i, options) in plans.iter().enumerate() {
+            let Some(options) = options.as_ref().filter(|o| o.len() > 1) else { continue };
+            let room = options[0].room.min(STANDING_ROOM) - 1e-3;
+            let mut best: Option<(f64, Path)> = None;
+            for plan in options.iter().filter(|p| p.room >= room) {
+                let path = with_free_points(&agents[i].path, &plan.points);
+                let mut conflict = crate::proximity::overlap(&path, &path, pi, Some(0), threshold).1;
+                for (j, other) in agents.iter().enumerate() {
+                    if j != i {
+                        conflict += crate::proximity::overlap(&path, &other.path, pi, None, threshold).1;
+                    }
+                }
+                if best.as_ref().is_none_or(|b| conflict < b.0 - 1e-6) {
+                    best = Some((conflict, path));
+                }
+            }
+            if let Some((_, path)) = best {
+                agents[i].path = path;
+            }
+        }
+    }
+}
+
+/// `path` (an exogenous path: entry, stub end, free points, exit) with its
+/// free points replaced by `free` (ending at the exit stub's start).
+fn with_free_points(path: &Path, free: &[ControlPoint]) -> Path {
+    let n = path.points.len();
+    let mut points = path.points[..2].to_vec();
+    points.extend_from_slice(free);
+    let m = points.len();
+    points[m - 1].kind = PointKind::Stub;
+    points.push(path.points[n - 1]);
+    Path { points, looped: false }
+}
+
+/// The initial path from `e` to `x`, a note if no obstacle-free route
+/// exists, and the ways of walking it if the walker waits.
+fn exogenous_path(
+    patch: &Patch,
+    router: &Router,
+    e: &Crossing,
+    x: &Crossing,
+) -> (Path, Option<String>, Option<Vec<paced::Plan>>) {
     let depth = patch.stub_depth();
     let (pi, r, l) = (patch.header.period, patch.header.agent_radius, patch.header.size);
     let paper = patch.solver.method == SolverKind::Paper;
@@ -136,10 +205,14 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     let mut points = vec![ControlPoint { p: e.position, t: t_in, kind: PointKind::Boundary }];
     points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
-    let slowest = if paper { patch.solver.slow_factor * pace } else { patch.solver.wait_factor * pace };
-    let paced = (!paper && !blocked)
+    let slowest = if paper {
+        patch.solver.slow_factor * pace
+    } else {
+        crate::pace::stride_speed(pace, patch.solver.wait_factor, patch.header.comfort_speed)
+    };
+    let plans = (!paper && !blocked)
         .then(|| {
-            paced::paced_route(
+            paced::paced_plans(
                 (q_e, e.velocity, t_a),
                 (q_x, x.velocity, t_b),
                 &route[1..route.len() - 1],
@@ -155,9 +228,10 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
             )
         })
         .flatten()
-        .filter(|pts| clear_of_obstacles(patch, q_e, pts));
-    match paced {
-        Some(free_points) => points.extend(free_points),
+        .map(|p| p.into_iter().filter(|plan| clear_of_obstacles(patch, q_e, &plan.points)).collect::<Vec<_>>())
+        .filter(|p| !p.is_empty());
+    match plans.as_ref().map(|p| &p[0]) {
+        Some(plan) => points.extend_from_slice(&plan.points),
         None => {
             let slow = length / free < slowest;
             timed_route(&route, t_a, t_b, slow.then_some(pace), &mut points)
@@ -166,7 +240,7 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     let n = points.len();
     points[n - 1].kind = PointKind::Stub;
     points.push(ControlPoint { p: x.position, t: t_out, kind: PointKind::Boundary });
-    (Path { points, looped: false }, note)
+    (Path { points, looped: false }, note, plans)
 }
 
 /// Clearance `[m]` beyond r that the project's solvers first route with
