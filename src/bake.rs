@@ -153,11 +153,6 @@ pub struct Bake {
     pub skeletal: Option<crate::animation::SkeletalOutcome>,
 }
 
-/// The wait factor (`solver.wait_factor`) of the second try when walkers
-/// that stop left collisions: walkers slow down before they stop, and stop
-/// less.
-pub const CALM_WAIT_FACTOR: f64 = 0.9;
-
 /// Options of a bake beyond the patch document.
 #[derive(Debug, Clone, Default)]
 pub struct BakeOptions {
@@ -287,10 +282,10 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     }
     // Walkers that stop are obstacles a while; where they leave a
     // collision, the stage runs again from initial paths in which walkers
-    // walk slower and stop less (the wait factor of CALM_WAIT_FACTOR).
-    if !collision.converged && collision.infeasible.is_empty() && patch.solver.wait_factor > CALM_WAIT_FACTOR {
+    // walk slower and stop less (the wait factor of crate::pace::CALM_FACTOR).
+    if !collision.converged && collision.infeasible.is_empty() && patch.solver.wait_factor > crate::pace::CALM_FACTOR {
         let mut calm = patch.clone();
-        calm.solver.wait_factor = CALM_WAIT_FACTOR;
+        calm.solver.wait_factor = crate::pace::CALM_FACTOR;
         let (calm_initial, _) = initial_paths(&calm, &pairs);
         let mut retry = calm_initial.clone();
         let second = remove_collisions(&mut retry, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
@@ -302,8 +297,9 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         if second.converged || second.remaining.len() < collision.remaining.len() {
             notes.push(format!(
                 "walkers standing still left {} collision(s); they walk slower and stop less instead \
-                 (wait factor {CALM_WAIT_FACTOR})",
-                collision.remaining.len()
+                 (wait factor {})",
+                collision.remaining.len(),
+                crate::pace::CALM_FACTOR
             ));
             initial = calm_initial;
             agents = retry;

@@ -72,6 +72,13 @@ pub const TURN_ACCELERATION: f64 = 1.15;
 /// social-force model; 0.9 (walk slower, wait rarely) left 3 % standing.
 pub const STRIDE_FACTOR: f64 = 1.3;
 
+/// The wait factor of walkers who keep moving: below 0.9 times its speed
+/// a walker stops rather than slows down further. It bounds the wait
+/// factor of a walker whose boundary velocity the document gives (that
+/// velocity is its walking speed: lanes keep flowing), and is the bake's
+/// second try when walkers standing still left collisions.
+pub const CALM_FACTOR: f64 = 0.9;
+
 /// Most extra periods a walk is given.
 pub const MAX_EXTRA_PERIODS: usize = 12;
 

@@ -236,8 +236,7 @@ fn push(
             // A walker standing still is not shoved aside by one walking by
             // (it would shuffle, a step out and back that the footstep
             // planner cannot walk): the one walking gives way.
-            let standing = |a: &Agent, t: f64| a.path.velocity_at(t).norm() < STANDING_SPEED;
-            match (standing(&agents[i], ap.t_a), standing(&agents[j], ap.t_b)) {
+            match (standing_at(&agents[i].path, ap.t_a), standing_at(&agents[j].path, ap.t_b)) {
                 (true, false) => (wi, wj) = (0.0, 1.0),
                 (false, true) => (wi, wj) = (1.0, 0.0),
                 _ => {}
@@ -375,6 +374,19 @@ fn union(a: Window, b: Window) -> Window {
         (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
         _ => None,
     }
+}
+
+/// Whether `path` stands still at time `t`: the segment there (and the one
+/// before, at a control point) slower than [`STANDING_SPEED`]. A held
+/// agent's path (which no push moves) does not count: against it, pushes
+/// keep the weights of eq. 6.
+fn standing_at(path: &Path, t: f64) -> bool {
+    if path.holds() {
+        return false;
+    }
+    let i = path.segment_at(t);
+    let slow = |k: usize| path.segment_velocity(k).norm() < STANDING_SPEED;
+    slow(i) && (i == 0 || (path.points[i].t - t).abs() > 1e-9 || slow(i - 1))
 }
 
 /// Whether moving a path's free part can change its position at time `t`

@@ -208,7 +208,14 @@ fn exogenous_path(
     let slowest = if paper {
         patch.solver.slow_factor * pace
     } else {
-        crate::pace::stride_speed(pace, patch.solver.wait_factor, patch.header.comfort_speed)
+        // A given boundary speed is the walker's walking speed; a drawn one
+        // its pace, walked at its stride with stops.
+        let factor = if patch.velocity_given(e) {
+            patch.solver.wait_factor.min(crate::pace::CALM_FACTOR)
+        } else {
+            patch.solver.wait_factor
+        };
+        crate::pace::stride_speed(pace, factor, patch.header.comfort_speed)
     };
     let plans = (!paper && !blocked)
         .then(|| {
