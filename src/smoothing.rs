@@ -537,4 +537,56 @@ mod tests {
             assert!((c.p.y - 8.0).abs() < 1e-9 && (c.p - path.position(c.t)).norm() < 1e-6);
         }
     }
+
+    #[test]
+    fn a_walker_stands_still_where_it_stopped() {
+        // North at 1 m/s with ramps, a stop of 6 s at (8, 8), then on.
+        let mut points = vec![
+            ControlPoint { p: Vec2::new(8.0, 0.0), t: 0.0, kind: PointKind::Boundary },
+            ControlPoint { p: Vec2::new(8.0, 0.3), t: 0.3, kind: PointKind::Stub },
+        ];
+        for k in 1..=7 {
+            points.push(ControlPoint::free(Vec2::new(8.0, 0.3 + k as f64), 0.3 + k as f64));
+        }
+        points.push(ControlPoint::free(Vec2::new(8.0, 7.8), 7.8));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.0), 8.3));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.0), 14.3));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.2), 14.8));
+        for k in 1..=7 {
+            points.push(ControlPoint::free(Vec2::new(8.0, 8.2 + k as f64), 14.8 + k as f64));
+        }
+        let n = points.len();
+        points[n - 1].kind = PointKind::Stub;
+        points.push(ControlPoint { p: Vec2::new(8.0, 16.0), t: 22.1, kind: PointKind::Boundary });
+        let path = Path { points, looped: false };
+        path.check().unwrap();
+        let params = SmoothingParams {
+            tack_interval: 0.5,
+            max_deviation: 0.3,
+            max_turn: 0.01,
+            max_step: 1.0,
+            scan_step: 0.02,
+            radius: 0.3,
+            size: 16.0,
+        };
+        let s = smooth_path(&path, &params);
+        s.check().unwrap();
+        // Standing, exactly, all the stop long: no creeping to and fro.
+        for k in 0..=60 {
+            let t = 8.3 + k as f64 * 0.1;
+            assert!((s.position(t) - Vec2::new(8.0, 8.0)).norm() < 1e-12, "moves at {t}: {:?}", s.position(t));
+        }
+        // Never backwards, before or after.
+        assert!((0..s.points.len() - 1).all(|k| s.segment_velocity(k).y >= -1e-9));
+        // A spline through the stop (the former smoothing) would creep.
+        let whole = Spline::clamped(
+            &(0..=43).map(|i| 0.3 + (21.8 - 0.3) * i as f64 / 43.0).collect::<Vec<_>>(),
+            &(0..=43).map(|i| path.position(0.3 + (21.8 - 0.3) * i as f64 / 43.0)).collect::<Vec<_>>(),
+            Vec2::new(0.0, 1.0),
+            Vec2::new(0.0, 1.0),
+        );
+        let creep =
+            (0..=60).map(|k| (whole.eval(8.3 + k as f64 * 0.1) - Vec2::new(8.0, 8.0)).norm()).fold(0.0, f64::max);
+        assert!(creep > 1e-3, "{creep}");
+    }
 }

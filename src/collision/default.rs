@@ -538,3 +538,85 @@ pub fn bump_with(
     let b = original[(last + 1).min(n - 1)].t;
     Some((a, b))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::{ControlPoint, PointKind};
+    use crowdpatch_runtime::format::AgentKind;
+
+    fn agent(points: Vec<ControlPoint>) -> Agent {
+        Agent {
+            kind: AgentKind::Endogenous { index: 0 },
+            path: Path { points, looped: false },
+            entry: None,
+            exit: None,
+            preferred_speed: 1.0,
+        }
+    }
+
+    fn at(x: f64, y: f64, t: f64, kind: PointKind) -> ControlPoint {
+        ControlPoint { p: Vec2::new(x, y), t, kind }
+    }
+
+    #[test]
+    fn a_walker_gives_way_to_one_standing_still() {
+        use PointKind::{Boundary, Free, Stub};
+        // A walks north and stands at (8, 8) from 8 s to 16 s; B walks east
+        // at 1 m/s past (8, 8.3) at 12 s, 0.3 m from A (2r = 0.6 m).
+        let a = agent(vec![
+            at(8.0, 0.0, 0.0, Boundary),
+            at(8.0, 0.3, 0.3, Stub),
+            at(8.0, 8.0, 8.0, Free),
+            at(8.0, 8.0, 16.0, Free),
+            at(8.0, 15.7, 23.7, Stub),
+            at(8.0, 16.0, 24.0, Boundary),
+        ]);
+        let b = agent(vec![
+            at(0.0, 8.3, 4.0, Boundary),
+            at(0.3, 8.3, 4.3, Stub),
+            at(15.7, 8.3, 19.7, Stub),
+            at(16.0, 8.3, 20.0, Boundary),
+        ]);
+        let params = CollisionParams {
+            radius: 0.3,
+            size: 16.0,
+            period: 60.0,
+            margin: 0.02,
+            max_iterations: 500,
+            merge_interval: 0.1,
+            method: crate::model::SolverKind::Default,
+            comfort_speed: 1.33,
+            stub_depth: 0.3,
+            seed: 1,
+        };
+        let mut agents = vec![a.clone(), b];
+        let out = remove_collisions(&mut agents, &[], &[], &params, &mut |_, _| true);
+        assert!(out.converged, "{:?}", out.remaining);
+        let d = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(d.distance >= 0.6, "{}", d.distance);
+        // A stands where it stood, all the while.
+        for k in 0..=80 {
+            let t = 8.0 + k as f64 * 0.1;
+            assert!((agents[0].path.position(t) - Vec2::new(8.0, 8.0)).norm() < 1e-9, "A moved at {t}");
+        }
+    }
+
+    #[test]
+    fn standing_is_read_on_the_segments_not_their_mean() {
+        use PointKind::Free;
+        // A U-turn at a control point: the mean velocity there is zero, yet
+        // the walker does not stand.
+        let p = Path {
+            points: vec![at(8.0, 4.0, 0.0, Free), at(8.0, 8.0, 4.0, Free), at(8.0, 4.0, 8.0, Free)],
+            looped: false,
+        };
+        assert!(p.velocity_at(4.0).norm() < 1e-9);
+        assert!(!standing_at(&p, 4.0));
+        let still = Path {
+            points: vec![at(8.0, 4.0, 0.0, Free), at(8.0, 4.0, 4.0, Free), at(8.0, 8.0, 8.0, Free)],
+            looped: false,
+        };
+        assert!(standing_at(&still, 2.0) && !standing_at(&still, 4.0) && !standing_at(&still, 6.0));
+    }
+}

@@ -420,4 +420,92 @@ mod tests {
             }
         }
     }
+
+    /// A straight exogenous path from `a` to `b` (stubs of 0.3 m at 1 m/s),
+    /// walked from `t0` to `t1`, with its free points.
+    fn straight(a: Vec2, b: Vec2, t0: f64, t1: f64) -> Path {
+        let d = (b - a).normalize();
+        let points = vec![
+            ControlPoint { p: a, t: t0, kind: PointKind::Boundary },
+            ControlPoint { p: a + d * 0.3, t: t0 + 0.3, kind: PointKind::Stub },
+            ControlPoint { p: b - d * 0.3, t: t1 - 0.3, kind: PointKind::Stub },
+            ControlPoint { p: b, t: t1, kind: PointKind::Boundary },
+        ];
+        Path { points, looped: false }
+    }
+
+    #[test]
+    fn a_walker_stops_out_of_the_way_of_another() {
+        let p = patch(r#"{"format":1,"size":16,"period":60,"sides":{}}"#);
+        let r = p.header.agent_radius;
+        // A crosses south to north in 40 s at a stride of 1 m/s: it stands
+        // about 25 s, half-way first.
+        let v = Vec2::new(0.0, 1.0);
+        let (qa, qb) = (Vec2::new(8.0, 0.3), Vec2::new(8.0, 15.7));
+        let plans = paced::paced_plans((qa, v, 0.3), (qb, v, 39.7), &[], 1.0, (r, 16.0), &|_| f64::INFINITY).unwrap();
+        assert!(plans.len() > 1 && plans.iter().all(|x| x.stop.is_some()));
+        let a_path =
+            with_free_points(&straight(Vec2::new(8.0, 0.0), Vec2::new(8.0, 16.0), 0.0, 40.0), &plans[0].points);
+        a_path.check().unwrap();
+        // B crosses west to east through the half-way stop, while A stands there.
+        let mid = a_path.points.iter().position(|c| (c.p - Vec2::new(8.0, 8.0)).norm() < 0.1).unwrap();
+        let t_mid = a_path.points[mid].t + 5.0;
+        let b_path = straight(Vec2::new(0.0, 8.0), Vec2::new(16.0, 8.0), t_mid - 8.0, t_mid + 8.0);
+        let agent = |path: Path| Agent {
+            kind: AgentKind::Endogenous { index: 0 },
+            path,
+            entry: None,
+            exit: None,
+            preferred_speed: 1.0,
+        };
+        let mut agents = vec![agent(a_path.clone()), agent(b_path)];
+        let before = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(before.distance < 2.0 * r, "{}", before.distance);
+        place_stops(&p, &mut agents, &[Some(plans), None]);
+        agents[0].path.check().unwrap();
+        let after = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(after.distance >= 2.0 * r + STANDING_SPACE, "{}", after.distance);
+        // Still the same walk: same ends, same route.
+        assert_eq!(agents[0].path.points[0], a_path.points[0]);
+        assert_eq!(agents[0].path.points.last(), a_path.points.last());
+        assert!(agents[0].path.points.iter().all(|c| (c.p.x - 8.0).abs() < 1e-9));
+    }
+
+    #[test]
+    fn a_drawn_pace_strides_and_a_given_speed_keeps_walking() {
+        // Two walkers with 24 s for 16 m: one drawn (strides at 1.3 × its
+        // pace and stands), one given 1.0 m/s (walks at 0.9 m/s at least and
+        // stands less).
+        let p = patch(
+            r#"{"format":1,"size":16,"period":30,"sides":{
+                "south":{"entries":[{"s":4,"t":0},{"s":12,"t":3,"velocity":[0,1.0]}]},
+                "north":{"exits":[{"s":12,"t":24},{"s":4,"t":27}]}}}"#,
+        );
+        let pairs = crate::matching::match_patch(&p, crate::model::MatchingMode::Stable);
+        let (agents, _) = initial_paths(&p, &pairs);
+        for a in &agents {
+            let e = a.entry.unwrap();
+            // Between the stubs, ramps to the stub speeds (1.33 m/s, the
+            // default velocity of the exits) left out: the cruise.
+            let n = a.path.points.len();
+            let cruise = (a.path.points[1].t + 1.0, a.path.points[n - 2].t - 1.0);
+            let fastest = (1..n - 2)
+                .filter(|&k| a.path.points[k].t >= cruise.0 && a.path.points[k + 1].t <= cruise.1)
+                .map(|k| a.path.segment_velocity(k).norm())
+                .fold(0.0, f64::max);
+            let still: f64 = (0..a.path.points.len() - 1)
+                .filter(|&k| a.path.segment_velocity(k).norm() < 1e-6)
+                .map(|k| a.path.points[k + 1].t - a.path.points[k].t)
+                .sum();
+            if p.velocity_given(&e) {
+                assert_eq!(a.preferred_speed, 1.0);
+                assert!(fastest <= 1.0 + 1e-6, "{fastest}");
+            } else {
+                let stride = crate::pace::stride_speed(a.preferred_speed, 1.3, 1.33);
+                assert!(stride > a.preferred_speed);
+                assert!((fastest - stride).abs() < 0.02, "{fastest} vs {stride}");
+                assert!(still > 1.0, "{still}");
+            }
+        }
+    }
 }
