@@ -426,10 +426,10 @@ pub struct SolverOptions {
     pub slow_factor: f64,
     /// The project's solvers: a walker whose pace would drop below
     /// `wait_factor` × its preferred speed walks at that speed (never faster
-    /// than the hurry speed, [`crate::pace::stride_speed`]) and stands
-    /// still for the time it has to spare (people stop rather than crawl).
-    /// Above 1 a walker with any time to spare walks briskly and stands
-    /// longer (real crowds hold about 20 % of standing samples,
+    /// than [`crate::pace::STRIDE_CAP`], [`crate::pace::stride_speed`]) and
+    /// stands still for the time it has to spare (people stop rather than
+    /// crawl). Above 1 a walker with any time to spare walks briskly and
+    /// stands longer (real crowds hold about 20 % of standing samples,
     /// docs/design.md "Realism"); a walker whose boundary velocity the
     /// document gives walks at that speed at most (the factor is capped at
     /// [`crate::pace::CALM_FACTOR`] for it) `[Limit: 0 ≤ wait_factor ≤ 2]`.

@@ -24,7 +24,7 @@
 //!
 //! **Walking and standing.** A walker with time to spare does not crawl:
 //! it walks at its *stride speed*, [`STRIDE_FACTOR`] times its preferred
-//! speed (never above the hurry speed), and stands still for the rest of
+//! speed (never above [`STRIDE_CAP`]), and stands still for the rest of
 //! its time ([`stride_speed`]). The preferred speed is thus the walker's
 //! pace through the tile, stops included, which is what matching and extra
 //! periods aim at; real crowds cover ground faster than their mean speed
@@ -65,12 +65,18 @@ pub const TURN_ACCELERATION: f64 = 1.15;
 
 /// Default `solver.wait_factor` of the project's solvers: a walker with
 /// time to spare walks at this many times its preferred speed and stands
-/// for the rest ([`stride_speed`]). Measured, not derived: on random
-/// patches (docs/design.md "Realism") 1.3 brings about 20 % of the speed
-/// samples to standing, as in the real crowds, and their
-/// Kolmogorov–Smirnov distances to the ETH/UCY sets below those of a
-/// social-force model; 0.9 (walk slower, wait rarely) left 3 % standing.
+/// for the rest ([`stride_speed`]). Measured, not derived: on random patches
+/// (docs/design.md "Realism") 1.3 brings about 20 % of the speed samples
+/// to standing, as in the real crowds, and their Kolmogorov–Smirnov
+/// distances to the ETH/UCY sets below those of a social-force model; 0.9
+/// (walk slower, wait rarely) left 3 % standing.
 pub const STRIDE_FACTOR: f64 = 1.3;
+
+/// Fastest stride `[m/s]` (at the default comfort speed; it scales with
+/// u_cft): the fastest free walking speed, Weidmann 1993's mean plus two
+/// standard deviations (1.34 + 2 × 0.26), as [`SpeedDistribution::weidmann`]
+/// truncates it.
+pub const STRIDE_CAP: f64 = WEIDMANN_MEAN + 2.0 * WEIDMANN_SD;
 
 /// The wait factor of walkers who keep moving: below 0.9 times its speed
 /// a walker stops rather than slows down further. It bounds the wait
@@ -160,14 +166,14 @@ pub fn hurry_limit(preferred: f64, comfort_speed: f64) -> f64 {
 
 /// The speed `[m/s]` at which a walker of preferred speed `preferred`
 /// walks when it has time to spare, in a patch of comfort speed
-/// `comfort_speed`, for the document's `wait_factor`: `wait_factor`
-/// times its preferred speed, but no faster than [`HURRY_SPEED`] (scaled
+/// `comfort_speed`, for its stride `factor` (the document's wait factor):
+/// `factor` times its preferred speed, but no faster than [`STRIDE_CAP`] (scaled
 /// with the comfort speed) unless its preferred speed already is. A
 /// walker whose walk is slower than this walks at this speed and stands
 /// for the rest of its time. O(1).
-pub fn stride_speed(preferred: f64, wait_factor: f64, comfort_speed: f64) -> f64 {
-    let hurry = HURRY_SPEED * comfort_speed / DEFAULT_COMFORT_SPEED;
-    (wait_factor * preferred).min(hurry.max(preferred))
+pub fn stride_speed(preferred: f64, factor: f64, comfort_speed: f64) -> f64 {
+    let cap = STRIDE_CAP * comfort_speed / DEFAULT_COMFORT_SPEED;
+    (factor * preferred).min(cap.max(preferred))
 }
 
 /// The number of extra periods for a walk of `length` `[m]` with `base`
@@ -206,16 +212,17 @@ mod tests {
 
     #[test]
     fn stride_speeds_are_brisk_but_no_rush() {
+        let cap = 1.34 + 2.0 * 0.26;
         // 1.3 × 1.0 m/s.
         assert!((stride_speed(1.0, 1.3, 1.33) - 1.3).abs() < 1e-12);
-        // 1.3 × 1.4 = 1.82 is above the hurry speed: 1.6.
-        assert!((stride_speed(1.4, 1.3, 1.33) - 1.6).abs() < 1e-12);
+        // 1.5 × 1.4 = 2.1 is above the fastest free walk: 1.86.
+        assert!((stride_speed(1.4, 1.5, 1.33) - cap).abs() < 1e-12);
         // A fast walker keeps its own speed.
-        assert!((stride_speed(1.9, 1.3, 1.33) - 1.9).abs() < 1e-12);
+        assert!((stride_speed(1.95, 1.3, 1.33) - 1.95).abs() < 1e-12);
         // Below 1 the factor slows walkers down (the wait factor's old meaning).
         assert!((stride_speed(1.0, 0.9, 1.33) - 0.9).abs() < 1e-12);
-        // The hurry speed scales with the comfort speed.
-        assert!((stride_speed(0.7, 1.3, 0.665) - 0.8).abs() < 1e-12);
+        // The cap scales with the comfort speed.
+        assert!((stride_speed(0.8, 1.3, 0.665) - cap / 2.0).abs() < 1e-12);
     }
 
     #[test]

@@ -336,10 +336,15 @@ fn polish(
     matrix: &mut IncrementalMatrix<'_>,
 ) -> usize {
     let u_max = 1.5 * params.comfort_speed;
-    let score = |a: &Agent| {
+    // The two artefacts, each as a multiple of its threshold.
+    let artefacts = |a: &Agent| {
         let (turn, at) = worst_turn(&a.path);
         let fast = crate::metrics::speed_stats(std::slice::from_ref(a), params.comfort_speed).max / u_max;
-        ((turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION)).max(fast), at)
+        (turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION), fast, at)
+    };
+    let score = |a: &Agent| {
+        let (turn, fast, at) = artefacts(a);
+        (turn.max(fast), at)
     };
     let mut scored: Vec<(f64, usize, f64)> = agents
         .iter()
@@ -354,13 +359,20 @@ fn polish(
     let mut solved = 0;
     for &(before, i, at) in scored.iter().take(MAX_POLISHED) {
         let saved = agents[i].path.clone();
+        let (turn_before, fast_before, _) = artefacts(&agents[i]);
         let settings = RefineSettings {
             window: Some((at - POLISH_HALF_WINDOW, at + POLISH_HALF_WINDOW)),
             ..RefineSettings::polish()
         };
         solved += refine::refine(agents, reference, &[i], obstacles, ghosts, params, &settings, matrix, 1);
-        // Keep the polish only where it lowered this agent's worst artefact.
-        if score(&agents[i]).0 >= before && agents[i].path != saved {
+        // Keep the polish only where it lowered this agent's worst artefact
+        // and made neither artefact worse beyond its threshold (a turn
+        // smoothed by a burst of running is no polish).
+        let (turn, fast, _) = artefacts(&agents[i]);
+        let worse = |after: f64, before: f64| after > before.max(1.0) + 1e-9;
+        if (score(&agents[i]).0 >= before || worse(turn, turn_before) || worse(fast, fast_before))
+            && agents[i].path != saved
+        {
             agents[i].path = saved;
             let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
             matrix.update(&paths, i, None);
