@@ -63,11 +63,22 @@ pub const SHIFT_SPEED_FACTOR: f64 = 1.3;
 /// The speed limits of a pair pushed [`DESPERATE`] times or more, which the
 /// walking limits do not let apart (a patch whose boundary points leave
 /// walkers a fraction of a second to clear each other): a hurried step
-/// rather than a collision. Shift and hard factors of u_cft.
-pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
+/// rather than a collision, still a walk (1.65 u_cft = 2.19 m/s at the
+/// default comfort speed, under the 2.2 m/s above which walkers run).
+/// Shift and hard factors of u_cft.
+pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 1.65);
 /// Pushes of one pair after which its moves may hurry
 /// ([`RELAXED_SPEED_FACTORS`]).
 pub const DESPERATE: u32 = 12;
+/// The speed limits of a pair pushed [`FRANTIC`] times or more: a few
+/// running steps (2 u_cft = 2.66 m/s) rather than a collision. On random
+/// patches (docs/design.md "Realism") the walking limit alone leaves some
+/// pairs colliding, and running from the 12th push on puts walkers above
+/// 2.2 m/s that did not need to run.
+pub const FRANTIC_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
+/// Pushes of one pair after which its moves may run
+/// ([`FRANTIC_SPEED_FACTORS`]).
+pub const FRANTIC: u32 = 24;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
 /// Below this speed `[m/s]` at its closest approach an agent stands still,
@@ -211,7 +222,13 @@ fn push(
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
-    let limits = if hits >= DESPERATE { RELAXED_SPEED_FACTORS } else { (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR) };
+    let limits = if hits >= FRANTIC {
+        FRANTIC_SPEED_FACTORS
+    } else if hits >= DESPERATE {
+        RELAXED_SPEED_FACTORS
+    } else {
+        (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR)
+    };
     let bump = |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| {
         bump_with(path, t, d, params, (h, ramp), limits)
     };
