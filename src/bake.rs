@@ -238,7 +238,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
 
     observer.stage(Stage::InitialPaths);
     let t = Instant::now();
-    let (initial, initial_notes) = initial_paths(patch, &pairs);
+    let (mut initial, initial_notes) = initial_paths(patch, &pairs);
     notes.extend(initial_notes.into_iter().map(|n| format!("agent {}: {}", n.agent, n.message)));
     let ghosts = ghosts(patch, &initial);
     timings.initial_paths_ms = ms(t);
@@ -276,6 +276,32 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
                 "standing agents {held:?} held in place left {} collision(s); they step aside instead",
                 collision.remaining.len()
             ));
+            agents = retry;
+            collision = second;
+        }
+    }
+    // Walkers that stop are obstacles a while; where they leave a
+    // collision, the stage runs again from initial paths in which walkers
+    // walk slower and stop less (the wait factor of crate::pace::CALM_FACTOR).
+    if !collision.converged && collision.infeasible.is_empty() && patch.solver.wait_factor > crate::pace::CALM_FACTOR {
+        let mut calm = patch.clone();
+        calm.solver.wait_factor = crate::pace::CALM_FACTOR;
+        let (calm_initial, _) = initial_paths(&calm, &pairs);
+        let mut retry = calm_initial.clone();
+        let second = remove_collisions(&mut retry, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
+            observer.iteration(i, gap) && !observer.cancelled()
+        });
+        if second.cancelled {
+            return Err(BakeError::Cancelled);
+        }
+        if second.converged || second.remaining.len() < collision.remaining.len() {
+            notes.push(format!(
+                "walkers standing still left {} collision(s); they walk slower and stop less instead \
+                 (wait factor {})",
+                collision.remaining.len(),
+                crate::pace::CALM_FACTOR
+            ));
+            initial = calm_initial;
             agents = retry;
             collision = second;
         }

@@ -373,6 +373,158 @@ pub fn library_pattern(
     Ok(pattern)
 }
 
+/// Share of the people of a generated patch who stand, in groups
+/// ([`standing_groups`]): a fifth of the pooled ETH/UCY speed samples are
+/// below 0.21 m/s, people standing, mostly in groups (docs/design.md
+/// "Realism").
+pub const STANDING_SHARE: f64 = 0.2;
+
+/// Distance `[m]` between the members of a standing group: within the
+/// personal distance at which acquaintances talk (0.45–1.2 m; Hall, *The
+/// Hidden Dimension*, 1966), and 2r apart with room to spare.
+pub const GROUP_SPACING: f64 = 0.8;
+
+/// Clearance `[m]` beyond 2r between a standing person and every walker's
+/// initial route: walkers pass standing groups with room to spare, so the
+/// solver need not push them round.
+pub const GROUP_CLEARANCE: f64 = 0.6;
+
+/// Clearance `[m]` of a standing person from the patch's sides (beyond r),
+/// its obstacles, and the members of other groups (beyond 2r).
+pub const GROUP_MARGIN: f64 = 0.5;
+
+/// Speed `[m/s]` below which a walker counts as standing when
+/// [`standing_groups`] weighs the standing already there: the 20th
+/// percentile of the pooled ETH/UCY speeds, where the reference's
+/// standing fifth ends.
+pub const STANDING_BELOW: f64 = 0.21;
+
+/// Grid step `[m]` of the places a group may stand.
+const GROUP_GRID: f64 = 0.2;
+
+/// Standing groups for `patch`: people who stand all period long in groups
+/// of 2 or 3, [`GROUP_SPACING`] apart, where no walker's initial route
+/// passes within 2r + [`GROUP_CLEARANCE`] (routes taken in space alone, at
+/// any time: the matched pairs' initial paths and the endogenous loops) and
+/// [`GROUP_MARGIN`] from the sides, obstacles and other groups — as many
+/// as make `share` of the people present standing (counting the standing
+/// agents the patch already has and the time its walkers wait,
+/// [`STANDING_BELOW`]), or as many as fit. Each is an
+/// endogenous agent with one waypoint (held in place by the bake). Places
+/// and group sizes are drawn with `seed`.
+///
+/// Cost: O(grid points · (route segments + obstacle vertices)) with a grid
+/// of [`GROUP_GRID`] over the patch, plus O(grid points) per group.
+///
+/// # Errors
+/// `share` outside `[0, 0.9]`.
+pub fn standing_groups(
+    patch: &crate::model::Patch,
+    share: f64,
+    seed: u64,
+) -> Result<Vec<crate::model::Endogenous>, GenerateError> {
+    use crate::geometry::Vec2;
+    if !(share.is_finite() && (0.0..=0.9).contains(&share)) {
+        return Err(GenerateError::Parameter {
+            what: "standing share",
+            value: share,
+            why: "must be in [0, 0.9]".into(),
+        });
+    }
+    let (l, pi, r) = (patch.header.size, patch.header.period, patch.header.agent_radius);
+    let pairs = crate::matching::match_patch(patch, patch.solver.matching);
+    let (agents, _) = crate::initial_paths::initial_paths(patch, &pairs);
+    // People present on average (M): each walker for its time in the
+    // patch, each loop all the time; and standing (S): the standing agents,
+    // and the walkers while slower than STANDING_BELOW (their waits). N
+    // more standing make (S + N) / (M + N) = share.
+    let mut present = 0.0;
+    let mut standing = 0.0;
+    for a in &agents {
+        if a.path.holds() {
+            present += 1.0;
+            standing += 1.0;
+            continue;
+        }
+        present += if a.path.looped { 1.0 } else { (a.path.end() - a.path.start()) / pi };
+        standing += (0..a.path.points.len() - 1)
+            .filter(|&k| a.path.segment_velocity(k).norm() < STANDING_BELOW)
+            .map(|k| (a.path.points[k + 1].t - a.path.points[k].t) / pi)
+            .sum::<f64>();
+    }
+    let wanted = ((share * present - standing) / (1.0 - share)).round().max(0.0) as usize;
+    if wanted == 0 {
+        return Ok(Vec::new());
+    }
+    let segments: Vec<(Vec2, Vec2)> = agents
+        .iter()
+        .filter(|a| !a.path.holds())
+        .flat_map(|a| a.path.points.windows(2).map(|w| (w[0].p, w[1].p)).collect::<Vec<_>>())
+        .collect();
+    let to_segment = |p: Vec2, (a, b): (Vec2, Vec2)| {
+        let ab = b - a;
+        let u = if ab.norm_squared() > 1e-12 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
+        (p - (a + ab * u)).norm()
+    };
+    let mut taken: Vec<Vec2> = agents.iter().filter(|a| a.path.holds()).map(|a| a.path.points[0].p).collect();
+    // Whether one standing person fits at p.
+    let fits = |p: Vec2, taken: &[Vec2]| {
+        let edge = r + GROUP_MARGIN;
+        p.x >= edge
+            && p.x <= l - edge
+            && p.y >= edge
+            && p.y <= l - edge
+            && patch.obstacles.iter().all(|o| crate::geometry::obstacle_signed_distance(p, o).0 >= r + GROUP_MARGIN)
+            && taken.iter().all(|q| (p - q).norm() >= 2.0 * r + GROUP_MARGIN)
+            && segments.iter().all(|&s| to_segment(p, s) >= 2.0 * r + GROUP_CLEARANCE)
+    };
+    let steps = (l / GROUP_GRID).floor() as usize;
+    let grid: Vec<Vec2> = (1..steps)
+        .flat_map(|i| (1..steps).map(move |j| Vec2::new(i as f64 * GROUP_GRID, j as f64 * GROUP_GRID)))
+        .collect();
+    // Places where one person fits, before any group stands.
+    let mut open: Vec<Vec2> = grid.into_iter().filter(|&p| fits(p, &taken)).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut group = 0;
+    while out.len() < wanted && !open.is_empty() {
+        let drawn = if wanted - out.len() >= 3 && rng.random_bool(0.4) { 3 } else { 2 };
+        let turn: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+        // Members round the centre: a pair side by side, a trio in a
+        // triangle; a trio that fits nowhere stands as a pair.
+        let members = |size: usize| -> Vec<Vec2> {
+            let ring = if size == 2 { GROUP_SPACING / 2.0 } else { GROUP_SPACING / 3f64.sqrt() };
+            (0..size)
+                .map(|k| {
+                    let a = turn + std::f64::consts::TAU * k as f64 / size as f64;
+                    Vec2::new(a.cos(), a.sin()) * ring
+                })
+                .collect()
+        };
+        let Some((offsets, places)) = [drawn, 2].into_iter().find_map(|size| {
+            let offsets = members(size);
+            let places: Vec<Vec2> =
+                open.iter().copied().filter(|&c| offsets.iter().all(|&o| fits(c + o, &taken))).collect();
+            (!places.is_empty()).then_some((offsets, places))
+        }) else {
+            break;
+        };
+        let centre = places[rng.random_range(0..places.len())];
+        group += 1;
+        for (k, &o) in offsets.iter().enumerate() {
+            // To the millimetre: documents people read (the margins are far wider).
+            let p = (centre + o).map(|x| (x * 1000.0).round() / 1000.0);
+            taken.push(p);
+            out.push(crate::model::Endogenous {
+                name: Some(format!("standing group {group}, {}", k + 1)),
+                waypoints: vec![crate::model::Waypoint { position: [p.x, p.y], t: 0.0 }],
+            });
+        }
+        open.retain(|&c| fits(c, &taken));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -471,6 +623,57 @@ mod tests {
         }
         assert!(crate::validate::validate_pattern(&p).is_empty());
         let _ = Direction::Entry;
+    }
+
+    #[test]
+    fn standing_groups_stand_out_of_the_way_and_make_their_share() {
+        let p = params(0.06, 2);
+        let doc = document(&lanes(&p).unwrap(), &p, None);
+        let patch = doc.resolve(None, Path::new(".")).unwrap();
+        let pairs = crate::matching::match_patch(&patch, crate::model::MatchingMode::Stable);
+        let (agents, _) = crate::initial_paths::initial_paths(&patch, &pairs);
+        let groups = standing_groups(&patch, 0.2, 7).unwrap();
+        assert!(groups.len() >= 2, "{}", groups.len());
+        let r = patch.header.agent_radius;
+        let at = |e: &crate::model::Endogenous| crate::geometry::v2(e.waypoints[0].position);
+        for (i, g) in groups.iter().enumerate() {
+            let q = at(g);
+            assert_eq!(g.waypoints.len(), 1);
+            // Clear of every walker's initial route …
+            for a in &agents {
+                for w in a.path.points.windows(2) {
+                    let (u, v) = (w[0].p, w[1].p);
+                    let t = ((q - u).dot(&(v - u)) / (v - u).norm_squared().max(1e-12)).clamp(0.0, 1.0);
+                    let d = (q - (u + (v - u) * t)).norm();
+                    assert!(d >= 2.0 * r + GROUP_CLEARANCE - 2e-3, "{q:?} is {d} m from a route");
+                }
+            }
+            // … and of the others, yet beside someone of its group.
+            let nearest = groups
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, h)| (at(h) - q).norm())
+                .fold(f64::INFINITY, f64::min);
+            assert!(nearest >= 2.0 * r + 0.1 && nearest <= GROUP_SPACING + 2e-3, "{nearest}");
+        }
+        // The share of people standing comes to 20 % (rounded to a person).
+        let present: f64 = agents.iter().map(|a| (a.path.end() - a.path.start()) / p.period).sum();
+        let waiting: f64 = agents
+            .iter()
+            .flat_map(|a| (0..a.path.points.len() - 1).map(move |k| (a, k)))
+            .filter(|&(a, k)| a.path.segment_velocity(k).norm() < STANDING_BELOW)
+            .map(|(a, k)| (a.path.points[k + 1].t - a.path.points[k].t) / p.period)
+            .sum();
+        let n = groups.len() as f64;
+        let share = (waiting + n) / (present + n);
+        assert!((share - 0.2).abs() < 1.5 / (present + n), "{share}");
+        // The document with them resolves (standing agents inside, apart).
+        let mut with = doc.clone();
+        with.endogenous.extend(groups);
+        with.resolve(None, Path::new(".")).unwrap();
+        assert!(standing_groups(&patch, 0.0, 7).unwrap().is_empty());
+        assert!(standing_groups(&patch, 1.5, 7).unwrap_err().to_string().contains("standing share = 1.5"));
     }
 
     #[test]

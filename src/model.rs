@@ -425,9 +425,14 @@ pub struct SolverOptions {
     /// `[Limit: 0 ≤ slow_factor < 1]`.
     pub slow_factor: f64,
     /// The project's solvers: a walker whose pace would drop below
-    /// `wait_factor` × its preferred speed walks at that speed and waits,
-    /// standing, for the time it has to spare (people wait rather than
-    /// crawl) `[Limit: 0 ≤ wait_factor ≤ 1]`.
+    /// `wait_factor` × its preferred speed walks at that speed (never faster
+    /// than [`crate::pace::STRIDE_CAP`], [`crate::pace::stride_speed`]) and
+    /// stands still for the time it has to spare (people stop rather than
+    /// crawl). Above 1 a walker with any time to spare walks briskly and
+    /// stands longer (real crowds hold about 20 % of standing samples,
+    /// docs/design.md "Realism"); a walker whose boundary velocity the
+    /// document gives walks at that speed at most (the factor is capped at
+    /// [`crate::pace::CALM_FACTOR`] for it) `[Limit: 0 ≤ wait_factor ≤ 2]`.
     pub wait_factor: f64,
     /// An existing control point within this time of a closest approach is
     /// moved instead of inserting a new one `[s]` `[Limit: ≥ 0]`.
@@ -452,7 +457,7 @@ impl Default for SolverOptions {
             stub_depth: None,
             fast_factor: 1.5,
             slow_factor: 0.5,
-            wait_factor: 0.9,
+            wait_factor: crate::pace::STRIDE_FACTOR,
             merge_interval: 0.1,
             smoothing: true,
             tack_interval: 0.5,
@@ -676,6 +681,13 @@ impl Patch {
     /// ([`Crossing::preferred_speed`]) for the project's solvers.
     pub fn walker_speed(&self, entry: &Crossing) -> f64 {
         if self.solver.method == SolverKind::Paper { self.header.comfort_speed } else { entry.preferred_speed }
+    }
+
+    /// Whether the document gives the velocity of the boundary point
+    /// `crossing` (so the speed of the walker crossing there is given, not
+    /// drawn).
+    pub fn velocity_given(&self, crossing: &Crossing) -> bool {
+        self.sides[crossing.side].points(crossing.direction).get(crossing.index).is_some_and(|b| b.velocity.is_some())
     }
 
     /// Depth of the crossing stubs `[m]`: the solver option or r.

@@ -4,7 +4,7 @@
 //! **Preferred speeds.** A boundary point with a velocity in its document
 //! gives the speed of the walker crossing there; otherwise the speed is drawn
 //! from the walking speeds of the real pedestrians of the shipped ETH/UCY
-//! reference (docs/design.md "Realism"; between 0.5 and 2 m/s: standing
+//! reference (docs/design.md "Realism"; between 0.47 and 2 m/s: standing
 //! and running left out), scaled by `u_cft / 1.33` so that the comfort
 //! speed of a document still sets its pace. (Weidmann 1993's free walking
 //! speeds, 1.34 ± 0.26 m/s, are the other distribution offered: people walk
@@ -21,6 +21,14 @@
 //! [`RUSH_FACTOR`] times the walker's preferred speed, and to
 //! [`HURRY_SPEED`] at most (seed paper §3.3 adds periods to pairs "far above
 //! comfort"; here "far" is a fifth).
+//!
+//! **Walking and standing.** A walker with time to spare does not crawl:
+//! it walks at its *stride speed*, [`STRIDE_FACTOR`] times its preferred
+//! speed (never above [`STRIDE_CAP`]), and stands still for the rest of
+//! its time ([`stride_speed`]). The preferred speed is thus the walker's
+//! pace through the tile, stops included, which is what matching and extra
+//! periods aim at; real crowds cover ground faster than their mean speed
+//! and stand: a fifth of the ETH/UCY samples are below 0.21 m/s.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -55,12 +63,40 @@ pub const HURRY_SPEED: f64 = 1.6;
 /// walkers better than one on `ω` (docs/design.md "Realism").
 pub const TURN_ACCELERATION: f64 = 1.15;
 
+/// Default `solver.wait_factor` of the project's solvers: a walker with
+/// time to spare walks at this many times its preferred speed and stands
+/// for the rest ([`stride_speed`]). Measured, not derived: on random patches
+/// (docs/design.md "Realism") 1.3 brings about 20 % of the speed samples
+/// to standing, as in the real crowds, and their Kolmogorov–Smirnov
+/// distances to the ETH/UCY sets below those of a social-force model; 0.9
+/// (walk slower, wait rarely) left 3 % standing.
+pub const STRIDE_FACTOR: f64 = 1.3;
+
+/// Fastest stride `[m/s]` (at the default comfort speed; it scales with
+/// u_cft): the fastest free walking speed, Weidmann 1993's mean plus two
+/// standard deviations (1.34 + 2 × 0.26), as [`SpeedDistribution::weidmann`]
+/// truncates it.
+pub const STRIDE_CAP: f64 = WEIDMANN_MEAN + 2.0 * WEIDMANN_SD;
+
+/// The wait factor of walkers who keep moving: below 0.9 times its speed
+/// a walker stops rather than slows down further. It bounds the wait
+/// factor of a walker whose boundary velocity the document gives (that
+/// velocity is its walking speed: lanes keep flowing), and is the bake's
+/// second try when walkers standing still left collisions.
+pub const CALM_FACTOR: f64 = 0.9;
+
 /// Most extra periods a walk is given.
 pub const MAX_EXTRA_PERIODS: usize = 12;
 
 /// Walking speeds of real pedestrians kept for drawing: the pooled ETH/UCY
 /// speeds between these bounds `[m/s]` (standing and running left out).
-pub const WALKING_RANGE: (f64, f64) = (0.5, 2.0);
+/// Draws start at the first tabled percentile at or above the lower bound
+/// (the 32nd, 0.48 m/s). The bound is measured, not derived: from there
+/// the bakes of random patches come nearer the pooled real speeds than
+/// from 0.5 m/s (whose walks were a little fast for them) and stay nearer
+/// each real set than a social-force model (docs/design.md "Realism");
+/// lower bounds trade the one for the other.
+pub const WALKING_RANGE: (f64, f64) = (0.47, 2.0);
 
 /// A walking-speed distribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,6 +170,18 @@ pub fn hurry_limit(preferred: f64, comfort_speed: f64) -> f64 {
     (RUSH_FACTOR * preferred).min(HURRY_SPEED * comfort_speed / DEFAULT_COMFORT_SPEED)
 }
 
+/// The speed `[m/s]` at which a walker of preferred speed `preferred`
+/// walks when it has time to spare, in a patch of comfort speed
+/// `comfort_speed`, for its stride `factor` (the document's wait factor):
+/// `factor` times its preferred speed, but no faster than [`STRIDE_CAP`] (scaled
+/// with the comfort speed) unless its preferred speed already is. A
+/// walker whose walk is slower than this walks at this speed and stands
+/// for the rest of its time. O(1).
+pub fn stride_speed(preferred: f64, factor: f64, comfort_speed: f64) -> f64 {
+    let cap = STRIDE_CAP * comfort_speed / DEFAULT_COMFORT_SPEED;
+    (factor * preferred).min(cap.max(preferred))
+}
+
 /// The number of extra periods for a walk of `length` `[m]` with `base`
 /// `[s]` of free time before any extra period, by period `period` `[s]`:
 /// the smallest `k` from `k_min` on whose speed `length / (base + kπ)` is at
@@ -166,6 +214,21 @@ mod tests {
         let (l, s, t) = (16.0, 3.7, 8.25);
         assert_eq!(walker_key(s, t, l), walker_key(l - s, t, l));
         assert_ne!(walker_key(s, t, l), walker_key(s, t + 0.5, l));
+    }
+
+    #[test]
+    fn stride_speeds_are_brisk_but_no_rush() {
+        let cap = 1.34 + 2.0 * 0.26;
+        // 1.3 × 1.0 m/s.
+        assert!((stride_speed(1.0, 1.3, 1.33) - 1.3).abs() < 1e-12);
+        // 1.5 × 1.4 = 2.1 is above the fastest free walk: 1.86.
+        assert!((stride_speed(1.4, 1.5, 1.33) - cap).abs() < 1e-12);
+        // A fast walker keeps its own speed.
+        assert!((stride_speed(1.95, 1.3, 1.33) - 1.95).abs() < 1e-12);
+        // Below 1 the factor slows walkers down (the wait factor's old meaning).
+        assert!((stride_speed(1.0, 0.9, 1.33) - 0.9).abs() < 1e-12);
+        // The cap scales with the comfort speed.
+        assert!((stride_speed(0.8, 1.3, 0.665) - cap / 2.0).abs() < 1e-12);
     }
 
     #[test]

@@ -163,7 +163,42 @@ impl SmoothingParams {
     }
 }
 
-/// Smooths one path's free part; fixed stubs and boundary points are kept.
+/// Speed `[m/s]` below which a free segment of an exogenous path is a
+/// stop: the walker stands still there, and smoothing keeps it so (a
+/// spline through a stop overshoots its ends, and the walker would creep
+/// to and fro where it should stand).
+pub const STOP_SPEED: f64 = 0.02;
+
+/// Shortest stop `[s]` that smoothing keeps as it is.
+pub const MIN_STOP: f64 = 0.3;
+
+/// The stops of `path` between points `head` and `tail`: maximal runs of
+/// segments slower than [`STOP_SPEED`] lasting [`MIN_STOP`] or more, as
+/// `(first point, last point)`.
+fn stops(path: &Path, head: usize, tail: usize) -> Vec<(usize, usize)> {
+    let pts = &path.points;
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut k = head;
+    while k < tail {
+        if path.segment_velocity(k).norm() < STOP_SPEED {
+            let first = k;
+            while k < tail && path.segment_velocity(k).norm() < STOP_SPEED {
+                k += 1;
+            }
+            if pts[k].t - pts[first].t >= MIN_STOP {
+                out.push((first, k));
+            }
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Smooths one path's free part; fixed stubs and boundary points are kept,
+/// and so are the stops of an exogenous path ([`STOP_SPEED`]): the moving
+/// pieces between them are smoothed each on its own, the spline clamped to
+/// zero velocity where the walker stops and starts.
 pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
     let pts = &path.points;
     let n = pts.len();
@@ -177,30 +212,76 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
     if tail <= head + 1 && !path.looped {
         return path.clone();
     }
-    let (ta, tb) = (pts[head].t, pts[tail].t);
+    if path.looped {
+        let (ta, tb) = (pts[head].t, pts[tail].t);
+        let k = (((tb - ta) / params.tack_interval).round() as usize).max(3);
+        let tacks_t: Vec<f64> =
+            (0..=k).map(|i| if i == k { tb } else { ta + (tb - ta) * i as f64 / k as f64 }).collect();
+        let mut tacks_p: Vec<Vec2> = tacks_t.iter().map(|&t| path.position(t)).collect();
+        tacks_p[k] = tacks_p[0];
+        let spline = Spline::periodic(&tacks_t, &tacks_p);
+        let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
+        out.extend(resample(path, &spline, (ta, tb), params));
+        out.extend_from_slice(&pts[tail..]);
+        let last = out.len() - 1;
+        out[last].p = out[0].p;
+        return Path { points: out, looped: true };
+    }
+    // Clamp to the stub velocities so the result is C¹ with the stubs.
+    let v0 = if head > 0 { path.segment_velocity(head - 1) } else { path.segment_velocity(0) };
+    let v1 = if tail + 1 < n { path.segment_velocity(tail) } else { path.segment_velocity(n - 2) };
+    let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
+    let mut from = (head, v0);
+    for (first, last) in stops(path, head, tail).into_iter().chain(std::iter::once((tail, tail))) {
+        let (a, va) = from;
+        let vb = if first == tail { v1 } else { Vec2::zeros() };
+        if first > a {
+            out.extend(smooth_piece(path, (pts[a].t, va), (pts[first].t, vb), params));
+        }
+        if first < tail {
+            // The stop, as it is (its first point closes the piece before).
+            if first > a {
+                out.push(pts[first]);
+            }
+            out.extend_from_slice(&pts[first + 1..=last]);
+        }
+        from = (last, Vec2::zeros());
+    }
+    out.extend_from_slice(&pts[tail..]);
+    Path { points: out, looped: false }
+}
+
+/// The interior samples of the clamped spline through tacks of `path`
+/// between `(ta, va)` and `(tb, vb)` (times `[s]`, end velocities `[m/s]`).
+fn smooth_piece(
+    path: &Path,
+    (ta, va): (f64, Vec2),
+    (tb, vb): (f64, Vec2),
+    params: &SmoothingParams,
+) -> Vec<ControlPoint> {
     let span = tb - ta;
-    let k = ((span / params.tack_interval).round() as usize).max(if path.looped { 3 } else { 1 });
+    let k = ((span / params.tack_interval).round() as usize).max(1);
     let tacks_t: Vec<f64> = (0..=k).map(|i| if i == k { tb } else { ta + span * i as f64 / k as f64 }).collect();
     let tacks_p: Vec<Vec2> = tacks_t.iter().map(|&t| path.position(t)).collect();
-    let spline = if path.looped {
-        let mut p = tacks_p.clone();
-        p[k] = p[0];
-        Spline::periodic(&tacks_t, &p)
-    } else {
-        // Clamp to the stub velocities so the result is C¹ with the stubs.
-        let v0 = if head > 0 { path.segment_velocity(head - 1) } else { path.segment_velocity(0) };
-        let v1 = if tail + 1 < n { path.segment_velocity(tail) } else { path.segment_velocity(n - 2) };
-        Spline::clamped(&tacks_t, &tacks_p, v0, v1)
-    };
+    let spline = Spline::clamped(&tacks_t, &tacks_p, va, vb);
+    resample(path, &spline, (ta, tb), params)
+}
 
-    // Resample by curvature.
+/// Resamples `spline` over `(ta, tb)` (exclusive) by curvature and speed:
+/// scanned every `scan_step`, a sample after `max_turn` of heading change,
+/// a change of speed of [`MAX_SPEED_CHANGE`], or `max_step` of time; a
+/// sample farther than `max_deviation` from `path` or outside the patch
+/// shrunk by r is dropped.
+fn resample(path: &Path, spline: &Spline, (ta, tb): (f64, f64), params: &SmoothingParams) -> Vec<ControlPoint> {
     let (r, l) = (params.radius, params.size);
     let ok = |t: f64, p: Vec2| {
         (p - path.position(t)).norm() <= params.max_deviation && p.x >= r && p.x <= l - r && p.y >= r && p.y <= l - r
     };
-    let mut out: Vec<ControlPoint> = pts[..=head].to_vec();
+    let span = tb - ta;
+    let mut out = Vec::new();
     let steps = ((span / params.scan_step).ceil() as usize).max(2);
     let mut last_t = ta;
+    let mut last_speed = spline.velocity(ta).norm();
     let mut turned = 0.0;
     let mut prev_heading: Option<f64> = None;
     for s in 1..steps {
@@ -213,23 +294,26 @@ pub fn smooth_path(path: &Path, params: &SmoothingParams) -> Path {
         if heading.is_some() {
             prev_heading = heading;
         }
-        let due = turned >= params.max_turn || t - last_t >= params.max_step;
+        let due = turned >= params.max_turn
+            || t - last_t >= params.max_step
+            || (v.norm() - last_speed).abs() >= MAX_SPEED_CHANGE;
         if due && tb - t > params.scan_step * 0.5 {
             let p = spline.eval(t);
             if ok(t, p) {
                 out.push(ControlPoint::free(p, t));
                 last_t = t;
+                last_speed = v.norm();
                 turned = 0.0;
             }
         }
     }
-    out.extend_from_slice(&pts[tail..]);
-    if path.looped {
-        let last = out.len() - 1;
-        out[last].p = out[0].p;
-    }
-    Path { points: out, looped: path.looped }
+    out
 }
+
+/// Change of speed `[m/s]` after which resampling keeps a sample: a walker
+/// slowing into a stop or starting from one keeps keys as its speed
+/// changes (between keys a player moves it at constant speed).
+pub const MAX_SPEED_CHANGE: f64 = 0.1;
 
 /// Outcome of smoothing a set of agents.
 #[derive(Debug, Clone, PartialEq)]
@@ -452,5 +536,57 @@ mod tests {
         for c in &s.points {
             assert!((c.p.y - 8.0).abs() < 1e-9 && (c.p - path.position(c.t)).norm() < 1e-6);
         }
+    }
+
+    #[test]
+    fn a_walker_stands_still_where_it_stopped() {
+        // North at 1 m/s with ramps, a stop of 6 s at (8, 8), then on.
+        let mut points = vec![
+            ControlPoint { p: Vec2::new(8.0, 0.0), t: 0.0, kind: PointKind::Boundary },
+            ControlPoint { p: Vec2::new(8.0, 0.3), t: 0.3, kind: PointKind::Stub },
+        ];
+        for k in 1..=7 {
+            points.push(ControlPoint::free(Vec2::new(8.0, 0.3 + k as f64), 0.3 + k as f64));
+        }
+        points.push(ControlPoint::free(Vec2::new(8.0, 7.8), 7.8));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.0), 8.3));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.0), 14.3));
+        points.push(ControlPoint::free(Vec2::new(8.0, 8.2), 14.8));
+        for k in 1..=7 {
+            points.push(ControlPoint::free(Vec2::new(8.0, 8.2 + k as f64), 14.8 + k as f64));
+        }
+        let n = points.len();
+        points[n - 1].kind = PointKind::Stub;
+        points.push(ControlPoint { p: Vec2::new(8.0, 16.0), t: 22.1, kind: PointKind::Boundary });
+        let path = Path { points, looped: false };
+        path.check().unwrap();
+        let params = SmoothingParams {
+            tack_interval: 0.5,
+            max_deviation: 0.3,
+            max_turn: 0.01,
+            max_step: 1.0,
+            scan_step: 0.02,
+            radius: 0.3,
+            size: 16.0,
+        };
+        let s = smooth_path(&path, &params);
+        s.check().unwrap();
+        // Standing, exactly, all the stop long: no creeping to and fro.
+        for k in 0..=60 {
+            let t = 8.3 + k as f64 * 0.1;
+            assert!((s.position(t) - Vec2::new(8.0, 8.0)).norm() < 1e-12, "moves at {t}: {:?}", s.position(t));
+        }
+        // Never backwards, before or after.
+        assert!((0..s.points.len() - 1).all(|k| s.segment_velocity(k).y >= -1e-9));
+        // A spline through the stop (the former smoothing) would creep.
+        let whole = Spline::clamped(
+            &(0..=43).map(|i| 0.3 + (21.8 - 0.3) * i as f64 / 43.0).collect::<Vec<_>>(),
+            &(0..=43).map(|i| path.position(0.3 + (21.8 - 0.3) * i as f64 / 43.0)).collect::<Vec<_>>(),
+            Vec2::new(0.0, 1.0),
+            Vec2::new(0.0, 1.0),
+        );
+        let creep =
+            (0..=60).map(|k| (whole.eval(8.3 + k as f64 * 0.1) - Vec2::new(8.0, 8.0)).norm()).fold(0.0, f64::max);
+        assert!(creep > 1e-3, "{creep}");
     }
 }

@@ -399,11 +399,11 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
     if !(s.fast_factor.is_finite() && s.fast_factor > 1.0) {
         out.push(problem(param("solver.fast_factor"), Target::Document, format!("= {} must be > 1", s.fast_factor)));
     }
-    if !(s.wait_factor.is_finite() && (0.0..=1.0).contains(&s.wait_factor)) {
+    if !(s.wait_factor.is_finite() && (0.0..=2.0).contains(&s.wait_factor)) {
         out.push(problem(
             param("solver.wait_factor"),
             Target::Document,
-            format!("= {} must be in [0, 1]", s.wait_factor),
+            format!("= {} must be in [0, 2]", s.wait_factor),
         ));
     }
     if !(s.slow_factor.is_finite() && (0.0..1.0).contains(&s.slow_factor)) {

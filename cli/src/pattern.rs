@@ -19,6 +19,33 @@ pub enum PatternCommand {
     /// Write a pattern library for `compose`: balanced lane patterns that
     /// are their own mirror, one per flow (walkers per period each way).
     Library(LibraryArgs),
+    /// Add standing groups to a patch: people standing in twos and threes
+    /// out of the walkers' way, as in real crowds (a fifth of them stand).
+    Stand(StandArgs),
+}
+
+/// Arguments of `crowdpatch pattern stand`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  crowdpatch pattern stand patches/plaza.patch.json --share 0.2 --seed 1 -o plaza.patch.json"
+)]
+pub struct StandArgs {
+    /// The patch document to add standing groups to (it is not changed).
+    #[arg(value_name = "PATCH")]
+    patch: PathBuf,
+
+    /// Output patch document (*.patch.json).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+
+    /// Share of the people present who stand, standing agents the patch has
+    /// already included, in [0, 0.9].
+    #[arg(long, value_name = "SHARE", default_value_t = crowdpatch::generate::STANDING_SHARE)]
+    share: f64,
+
+    /// Seed of the places and group sizes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
 }
 
 /// Walking speeds on the command line.
@@ -90,6 +117,11 @@ pub struct GenerateArgs {
     /// `south=patterns/avenue-in.pattern.json` (repeat).
     #[arg(long = "save-side", value_name = "SIDE=FILE")]
     save_sides: Vec<String>,
+
+    /// Share of the people present who stand in groups out of the lanes, in
+    /// [0, 0.9] (0: none; see `pattern stand`).
+    #[arg(long, value_name = "SHARE", default_value_t = crowdpatch::generate::STANDING_SHARE)]
+    standing: f64,
 }
 
 /// Arguments of `crowdpatch pattern library`.
@@ -125,7 +157,48 @@ pub fn run(command: PatternCommand) -> anyhow::Result<ExitCode> {
     match command {
         PatternCommand::Generate(args) => generate(args),
         PatternCommand::Library(args) => library(args),
+        PatternCommand::Stand(args) => stand(args),
     }
+}
+
+/// The patch document `doc` (written to `output`) resolved, or its
+/// problems as an error.
+fn resolved(
+    doc: &crowdpatch::model::PatchDocument,
+    output: &std::path::Path,
+) -> anyhow::Result<crowdpatch::model::Patch> {
+    let base = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    doc.resolve(Some(output), base).map_err(|problems| {
+        anyhow::anyhow!(
+            "the generated patch has problems (try another --seed or a lower --density):\n{}",
+            problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
+        )
+    })
+}
+
+fn stand(args: StandArgs) -> anyhow::Result<ExitCode> {
+    if same(&args.patch, &args.output) {
+        bail!("-o {}: would overwrite the input", args.output.display());
+    }
+    let (mut doc, _) = crowdpatch::document::read_patch_document(&args.patch).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let base = args.patch.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let patch = doc.resolve(Some(&args.patch), base).map_err(|problems| {
+        anyhow::anyhow!(
+            "{}: {}",
+            args.patch.display(),
+            problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
+        )
+    })?;
+    let groups = crowdpatch::generate::standing_groups(&patch, args.share, args.seed)?;
+    let added = groups.len();
+    doc.endogenous.extend(groups);
+    // Pattern references stay relative to the input's directory: the output
+    // must sit beside it or the references must resolve from there too.
+    resolved(&doc, &args.output)?;
+    crowdpatch::io::write_atomic(&args.output, doc.to_json().as_bytes())
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    eprintln!("{}: {added} people standing in groups added", args.output.display());
+    Ok(ExitCode::from(EXIT_OK))
 }
 
 fn parse_flows(flows: &[String]) -> anyhow::Result<Vec<(Side, f64)>> {
@@ -180,13 +253,14 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
         doc.name = Some(crowdpatch::document::file_stem(&args.output));
     }
     // The document must resolve: it is checked before anything is written.
-    let base = args.output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let patch = doc.resolve(Some(&args.output), base).map_err(|problems| {
-        anyhow::anyhow!(
-            "the generated patch has problems (try another --seed or a lower --density):\n{}",
-            problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n")
-        )
-    })?;
+    let mut patch = resolved(&doc, &args.output)?;
+    if args.standing != 0.0 {
+        let groups = crowdpatch::generate::standing_groups(&patch, args.standing, args.seed)?;
+        if !groups.is_empty() {
+            doc.endogenous.extend(groups);
+            patch = resolved(&doc, &args.output)?;
+        }
+    }
     let mut sides = Vec::new();
     for spec in &args.save_sides {
         let (side, file) = spec.split_once('=').with_context(|| format!("--save-side {spec:?}: expected SIDE=FILE"))?;

@@ -80,7 +80,8 @@ pub fn run(args: RealismArgs) -> anyhow::Result<ExitCode> {
                 let samples = t.samples();
                 let ks = ks_distance(&samples.speed, &reference.pooled.speed_quantiles).unwrap_or(1.0);
                 let over = crowdpatch::realism::over_turn_bound(&samples.lateral_acceleration);
-                rows.push((f.display().to_string(), t.walkers, samples.summary(t.sample_interval), ks, over));
+                let per_set = reference.speed_ks(&samples.speed);
+                rows.push((f.display().to_string(), t.walkers, samples.summary(t.sample_interval), ks, over, per_set));
             }
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -94,18 +95,20 @@ pub fn run(args: RealismArgs) -> anyhow::Result<ExitCode> {
         reference.pooled.stats.clone(),
         0.0,
         share_above(&reference.pooled.lateral_acceleration_quantiles, crowdpatch::pace::TURN_ACCELERATION),
+        Default::default(),
     ));
     let mut out = std::io::stdout().lock();
     if args.json {
         let json: Vec<_> = rows
             .iter()
-            .map(|(f, n, s, ks, over)| {
-                serde_json::json!({"file": f, "walkers": n, "stats": s, "speed_ks": ks, "over_turn_bound": over})
+            .map(|(f, n, s, ks, over, per_set)| {
+                serde_json::json!({"file": f, "walkers": n, "stats": s, "speed_ks": ks, "speed_ks_sets": per_set,
+                    "over_turn_bound": over})
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
-        for (f, n, s, ks, over) in &rows {
+        for (f, n, s, ks, over, _) in &rows {
             writeln!(out, "{f}: {n} walkers, every {} s", s.sample_interval)?;
             print_stats(&mut out, s, *ks, *over)?;
         }

@@ -330,3 +330,45 @@ fn several_patches_need_a_directory() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("directory"), "{}", text(&out.stderr));
 }
+
+/// Standing people of a patch document: its endogenous agents with one waypoint.
+fn standing_people(doc: &serde_json::Value) -> usize {
+    doc["endogenous"]
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|e| e["waypoints"].as_array().unwrap().len() == 1).count())
+}
+
+#[test]
+fn pattern_stand_adds_standing_groups_and_generate_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plaza = repo().join("patches/plaza.patch.json");
+    std::fs::copy(&plaza, d.join("plaza.patch.json")).unwrap();
+    let before: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("plaza.patch.json")).unwrap()).unwrap();
+    // A share that the plaza already has adds nobody; a larger one adds groups.
+    let out =
+        run(&["pattern", "stand", "plaza.patch.json", "--share", "0.4", "--seed", "3", "-o", "more.patch.json"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let more: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("more.patch.json")).unwrap()).unwrap();
+    assert!(standing_people(&more) >= standing_people(&before) + 2, "{}", text(&out.stderr));
+    // The input is never the output; a bad share is refused; nothing written.
+    let out = run(&["pattern", "stand", "plaza.patch.json", "-o", "plaza.patch.json"], d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("would overwrite the input"), "{}", text(&out.stderr));
+    let out = run(&["pattern", "stand", "plaza.patch.json", "--share", "1.5", "-o", "bad.patch.json"], d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("standing share = 1.5"), "{}", text(&out.stderr));
+    assert!(!d.join("bad.patch.json").exists());
+    assert_eq!(std::fs::read(d.join("plaza.patch.json")).unwrap(), std::fs::read(&plaza).unwrap());
+    // Generated patches stand a fifth by default, none with --standing 0.
+    for (standing, some) in [("0.2", true), ("0", false)] {
+        let out = run(&["pattern", "generate", "--density", "0.06", "--standing", standing, "-o", "g.patch.json"], d);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let g: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("g.patch.json")).unwrap()).unwrap();
+        assert_eq!(standing_people(&g) > 0, some, "--standing {standing}");
+        // The result bakes collision-free.
+        let out = run(&["bake", "g.patch.json", "-o", "g.glb", "--animation", "none", "--quiet"], d);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+}

@@ -271,6 +271,49 @@ fn normalise(track: &mut Track, cycles: &mut Vec<f32>, period: f32) {
     }
 }
 
+/// Inserts keys into `track` at the play times `taus` (sorted) that fall
+/// strictly between two of its keys, with the values the track's linear
+/// interpolation has there (position and heading as played are unchanged
+/// up to `f32` rounding). O(k + m) for `k` keys and `m` times.
+fn insert_keys(track: &mut Track, taus: &[f32]) {
+    let n = track.times.len();
+    if n < 2 || taus.is_empty() {
+        return;
+    }
+    let (mut times, mut x, mut y, mut heading) = (
+        Vec::with_capacity(n + taus.len()),
+        Vec::with_capacity(n + taus.len()),
+        Vec::with_capacity(n + taus.len()),
+        Vec::with_capacity(n + taus.len()),
+    );
+    let mut s = taus.partition_point(|&tau| tau <= track.times[0]);
+    for j in 0..n {
+        if j > 0 {
+            let (a, b) = (track.times[j - 1], track.times[j]);
+            while s < taus.len() && taus[s] < b {
+                let tau = taus[s];
+                s += 1;
+                if tau <= a || times.last().is_some_and(|&last| tau <= last) {
+                    continue;
+                }
+                let u = (tau - a) / (b - a);
+                times.push(tau);
+                x.push(track.x[j - 1] + (track.x[j] - track.x[j - 1]) * u);
+                y.push(track.y[j - 1] + (track.y[j] - track.y[j - 1]) * u);
+                heading.push(track.heading[j - 1] + (track.heading[j] - track.heading[j - 1]) * u);
+            }
+            while s < taus.len() && taus[s] <= b {
+                s += 1;
+            }
+        }
+        times.push(track.times[j]);
+        x.push(track.x[j]);
+        y.push(track.y[j]);
+        heading.push(track.heading[j]);
+    }
+    (track.times, track.x, track.y, track.heading) = (times, x, y, heading);
+}
+
 /// Gait cycles as a function of unwrapped time, from footstep times: half a
 /// cycle per footstep, linear in between and extrapolated at the ends.
 fn footstep_cycles(steps: &[f64], t: f64) -> f64 {
@@ -308,6 +351,12 @@ impl Tile {
                 let [start, end] = extras.agents[agent].interval;
                 for &i in list.iter() {
                     let k = tracks[i].info.map_or(0, |info| info.k) as f64;
+                    // A key at every footstep inside the track, so that the
+                    // phase is exact at each plant also where the root's
+                    // keys lie far apart (a walker slowing to a stop).
+                    let taus: Vec<f32> = steps.iter().map(|&s| (s - k * period) as f32).collect();
+                    insert_keys(&mut tracks[i], &taus);
+                    cycles[i].resize(tracks[i].times.len(), 0.0);
                     for (j, &tau) in tracks[i].times.iter().enumerate() {
                         let t = (f64::from(tau) + k * period).clamp(start, end);
                         cycles[i][j] = footstep_cycles(steps, t).min(MAX_CYCLES) as f32;
@@ -783,6 +832,35 @@ pub(crate) mod tests {
             tile.sample(t, &place, p.as_mut());
             tile.sample_with(t, &place, &mut cursor, q.as_mut());
             assert_eq!(p, q, "t = {t}");
+        }
+    }
+
+    #[test]
+    fn footstep_keys_keep_the_track_as_played() {
+        let mut track = Track {
+            info: None,
+            times: vec![0.0, 2.0, 6.0],
+            x: vec![0.0, 2.0, 2.0],
+            y: vec![1.0, 1.0, 5.0],
+            heading: vec![0.0, 0.0, 1.5],
+            visible_from: 0.0,
+            visible_for: 10.0,
+            clip: None,
+        };
+        let before = track.clone();
+        // Outside, on a key, twice the same and inside.
+        insert_keys(&mut track, &[-1.0, 0.5, 2.0, 3.0, 3.0, 5.5, 6.0, 7.0]);
+        assert_eq!(track.times, vec![0.0, 0.5, 2.0, 3.0, 5.5, 6.0]);
+        let lerp = |tr: &Track, tau: f32| {
+            let j = tr.times.partition_point(|&k| k <= tau).clamp(1, tr.times.len() - 1);
+            let u = ((tau - tr.times[j - 1]) / (tr.times[j] - tr.times[j - 1])).clamp(0.0, 1.0);
+            let f = |v: &[f32]| v[j - 1] + (v[j] - v[j - 1]) * u;
+            (f(&tr.x), f(&tr.y), f(&tr.heading))
+        };
+        for step in 0..=120 {
+            let tau = step as f32 * 0.05;
+            let (a, b) = (lerp(&before, tau), lerp(&track, tau));
+            assert!((a.0 - b.0).abs() < 1e-5 && (a.1 - b.1).abs() < 1e-5 && (a.2 - b.2).abs() < 1e-5, "τ = {tau}");
         }
     }
 

@@ -12,7 +12,8 @@
 //!    eq. 6 and turned by a small seeded random angle (`|φ| ≤ 0.25` rad)
 //!    against cycles; then each moved agent's row is updated once, over the
 //!    union of its changed windows. An iteration is one push, as in
-//!    Algorithm 2.
+//!    Algorithm 2. Of a walker and one standing still
+//!    ([`STANDING_SPEED`]), the walker takes the whole push.
 //! 3. **Moves in space and time** (seed paper §5, "Spatial moving of
 //!    waypoints only", and §6): each agent's displacement at its closest
 //!    approach is split into the part along its own velocity, applied as a
@@ -62,13 +63,28 @@ pub const SHIFT_SPEED_FACTOR: f64 = 1.3;
 /// The speed limits of a pair pushed [`DESPERATE`] times or more, which the
 /// walking limits do not let apart (a patch whose boundary points leave
 /// walkers a fraction of a second to clear each other): a hurried step
-/// rather than a collision. Shift and hard factors of u_cft.
-pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
+/// rather than a collision, still a walk (1.65 u_cft = 2.19 m/s at the
+/// default comfort speed, under the 2.2 m/s above which walkers run).
+/// Shift and hard factors of u_cft.
+pub const RELAXED_SPEED_FACTORS: (f64, f64) = (1.5, 1.65);
 /// Pushes of one pair after which its moves may hurry
 /// ([`RELAXED_SPEED_FACTORS`]).
 pub const DESPERATE: u32 = 12;
+/// The speed limits of a pair pushed [`FRANTIC`] times or more: a few
+/// running steps (2 u_cft = 2.66 m/s) rather than a collision. On random
+/// patches (docs/design.md "Realism") the walking limit alone leaves some
+/// pairs colliding, and running from the 12th push on puts walkers above
+/// 2.2 m/s that did not need to run.
+pub const FRANTIC_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
+/// Pushes of one pair after which its moves may run
+/// ([`FRANTIC_SPEED_FACTORS`]).
+pub const FRANTIC: u32 = 24;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
+/// Below this speed `[m/s]` at its closest approach an agent stands still,
+/// and a pair of which the other walks pushes only the walker.
+pub const STANDING_SPEED: f64 = 0.1;
+
 /// Shortest time `[s]` between two control points a time shift may leave
 /// (or the current spacing, if already shorter).
 pub const MIN_SPACING: f64 = 0.05;
@@ -206,7 +222,13 @@ fn push(
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
-    let limits = if hits >= DESPERATE { RELAXED_SPEED_FACTORS } else { (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR) };
+    let limits = if hits >= FRANTIC {
+        FRANTIC_SPEED_FACTORS
+    } else if hits >= DESPERATE {
+        RELAXED_SPEED_FACTORS
+    } else {
+        (SHIFT_SPEED_FACTOR, HARD_SPEED_FACTOR)
+    };
     let bump = |path: &mut Path, t: f64, d: Vec2, params: &CollisionParams, _: f64| {
         bump_with(path, t, d, params, (h, ramp), limits)
     };
@@ -228,6 +250,14 @@ fn push(
             let dir = dp.normalize();
             let (ui, uj) = (agents[i].path.mean_speed(), agents[j].path.mean_speed());
             let (mut wi, mut wj) = if ui + uj > 1e-9 { (uj / (ui + uj), ui / (ui + uj)) } else { (0.5, 0.5) };
+            // A walker standing still is not shoved aside by one walking by
+            // (it would shuffle, a step out and back that the footstep
+            // planner cannot walk): the one walking gives way.
+            match (standing_at(&agents[i].path, ap.t_a), standing_at(&agents[j].path, ap.t_b)) {
+                (true, false) => (wi, wj) = (0.0, 1.0),
+                (false, true) => (wi, wj) = (1.0, 0.0),
+                _ => {}
+            }
             match (can_move_at(&agents[i].path, ap.t_a), can_move_at(&agents[j].path, ap.t_b)) {
                 (false, true) => (wi, wj) = (0.0, 1.0),
                 (true, false) => (wi, wj) = (1.0, 0.0),
@@ -323,10 +353,15 @@ fn polish(
     matrix: &mut IncrementalMatrix<'_>,
 ) -> usize {
     let u_max = 1.5 * params.comfort_speed;
-    let score = |a: &Agent| {
+    // The two artefacts, each as a multiple of its threshold.
+    let artefacts = |a: &Agent| {
         let (turn, at) = worst_turn(&a.path);
         let fast = crate::metrics::speed_stats(std::slice::from_ref(a), params.comfort_speed).max / u_max;
-        ((turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION)).max(fast), at)
+        (turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION), fast, at)
+    };
+    let score = |a: &Agent| {
+        let (turn, fast, at) = artefacts(a);
+        (turn.max(fast), at)
     };
     let mut scored: Vec<(f64, usize, f64)> = agents
         .iter()
@@ -341,13 +376,20 @@ fn polish(
     let mut solved = 0;
     for &(before, i, at) in scored.iter().take(MAX_POLISHED) {
         let saved = agents[i].path.clone();
+        let (turn_before, fast_before, _) = artefacts(&agents[i]);
         let settings = RefineSettings {
             window: Some((at - POLISH_HALF_WINDOW, at + POLISH_HALF_WINDOW)),
             ..RefineSettings::polish()
         };
         solved += refine::refine(agents, reference, &[i], obstacles, ghosts, params, &settings, matrix, 1);
-        // Keep the polish only where it lowered this agent's worst artefact.
-        if score(&agents[i]).0 >= before && agents[i].path != saved {
+        // Keep the polish only where it lowered this agent's worst artefact
+        // and made neither artefact worse beyond its threshold (a turn
+        // smoothed by a burst of running is no polish).
+        let (turn, fast, _) = artefacts(&agents[i]);
+        let worse = |after: f64, before: f64| after > before.max(1.0) + 1e-9;
+        if (score(&agents[i]).0 >= before || worse(turn, turn_before) || worse(fast, fast_before))
+            && agents[i].path != saved
+        {
             agents[i].path = saved;
             let paths: Vec<&Path> = agents.iter().map(|a| &a.path).collect();
             matrix.update(&paths, i, None);
@@ -361,6 +403,19 @@ fn union(a: Window, b: Window) -> Window {
         (Some(x), Some(y)) => Some((x.0.min(y.0), x.1.max(y.1))),
         _ => None,
     }
+}
+
+/// Whether `path` stands still at time `t`: the segment there (and the one
+/// before, at a control point) slower than [`STANDING_SPEED`]. A held
+/// agent's path (which no push moves) does not count: against it, pushes
+/// keep the weights of eq. 6.
+fn standing_at(path: &Path, t: f64) -> bool {
+    if path.holds() {
+        return false;
+    }
+    let i = path.segment_at(t);
+    let slow = |k: usize| path.segment_velocity(k).norm() < STANDING_SPEED;
+    slow(i) && (i == 0 || (path.points[i].t - t).abs() > 1e-9 || slow(i - 1))
 }
 
 /// Whether moving a path's free part can change its position at time `t`
@@ -511,4 +566,86 @@ pub fn bump_with(
     let a = original[first.saturating_sub(1)].t;
     let b = original[(last + 1).min(n - 1)].t;
     Some((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::{ControlPoint, PointKind};
+    use crowdpatch_runtime::format::AgentKind;
+
+    fn agent(points: Vec<ControlPoint>) -> Agent {
+        Agent {
+            kind: AgentKind::Endogenous { index: 0 },
+            path: Path { points, looped: false },
+            entry: None,
+            exit: None,
+            preferred_speed: 1.0,
+        }
+    }
+
+    fn at(x: f64, y: f64, t: f64, kind: PointKind) -> ControlPoint {
+        ControlPoint { p: Vec2::new(x, y), t, kind }
+    }
+
+    #[test]
+    fn a_walker_gives_way_to_one_standing_still() {
+        use PointKind::{Boundary, Free, Stub};
+        // A walks north and stands at (8, 8) from 8 s to 16 s; B walks east
+        // at 1 m/s past (8, 8.3) at 12 s, 0.3 m from A (2r = 0.6 m).
+        let a = agent(vec![
+            at(8.0, 0.0, 0.0, Boundary),
+            at(8.0, 0.3, 0.3, Stub),
+            at(8.0, 8.0, 8.0, Free),
+            at(8.0, 8.0, 16.0, Free),
+            at(8.0, 15.7, 23.7, Stub),
+            at(8.0, 16.0, 24.0, Boundary),
+        ]);
+        let b = agent(vec![
+            at(0.0, 8.3, 4.0, Boundary),
+            at(0.3, 8.3, 4.3, Stub),
+            at(15.7, 8.3, 19.7, Stub),
+            at(16.0, 8.3, 20.0, Boundary),
+        ]);
+        let params = CollisionParams {
+            radius: 0.3,
+            size: 16.0,
+            period: 60.0,
+            margin: 0.02,
+            max_iterations: 500,
+            merge_interval: 0.1,
+            method: crate::model::SolverKind::Default,
+            comfort_speed: 1.33,
+            stub_depth: 0.3,
+            seed: 1,
+        };
+        let mut agents = vec![a.clone(), b];
+        let out = remove_collisions(&mut agents, &[], &[], &params, &mut |_, _| true);
+        assert!(out.converged, "{:?}", out.remaining);
+        let d = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(d.distance >= 0.6, "{}", d.distance);
+        // A stands where it stood, all the while.
+        for k in 0..=80 {
+            let t = 8.0 + k as f64 * 0.1;
+            assert!((agents[0].path.position(t) - Vec2::new(8.0, 8.0)).norm() < 1e-9, "A moved at {t}");
+        }
+    }
+
+    #[test]
+    fn standing_is_read_on_the_segments_not_their_mean() {
+        use PointKind::Free;
+        // A U-turn at a control point: the mean velocity there is zero, yet
+        // the walker does not stand.
+        let p = Path {
+            points: vec![at(8.0, 4.0, 0.0, Free), at(8.0, 8.0, 4.0, Free), at(8.0, 4.0, 8.0, Free)],
+            looped: false,
+        };
+        assert!(p.velocity_at(4.0).norm() < 1e-9);
+        assert!(!standing_at(&p, 4.0));
+        let still = Path {
+            points: vec![at(8.0, 4.0, 0.0, Free), at(8.0, 4.0, 4.0, Free), at(8.0, 8.0, 8.0, Free)],
+            looped: false,
+        };
+        assert!(standing_at(&still, 2.0) && !standing_at(&still, 4.0) && !standing_at(&still, 6.0));
+    }
 }

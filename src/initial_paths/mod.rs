@@ -52,12 +52,14 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         .then(|| Router::with_clearance(patch, patch.header.agent_radius + WIDE_BERTH));
     let mut notes = Vec::new();
     let mut agents = Vec::new();
+    let mut plans = Vec::new();
     for pair in pairs {
         let (e, x) = (entries[pair.entry], exits[pair.exit]);
-        let (path, note) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
-            Some((path, None)) if path.points.len() > 4 || !has_kinks(&path) => (path, None),
+        let (path, note, stops) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
+            Some((path, None, stops)) if path.points.len() > 4 || !has_kinks(&path) => (path, None, stops),
             _ => exogenous_path(patch, &router, &e, &x),
         };
+        plans.push(stops);
         if let Some(message) = note {
             notes.push(InitialNote { agent: agents.len(), message });
         }
@@ -80,10 +82,77 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
         let preferred_speed = path.mean_speed();
         agents.push(Agent { kind: AgentKind::Endogenous { index }, path, entry: None, exit: None, preferred_speed });
     }
+    place_stops(patch, &mut agents, &plans);
     (agents, notes)
 }
 
-fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) -> (Path, Option<String>) {
+/// Personal space `[m]` beyond 2r that a walker choosing where to stand
+/// keeps from the others' initial paths.
+pub const STANDING_SPACE: f64 = 0.5;
+
+/// Clearance from obstacles `[m]` that a place to stand needs to be chosen
+/// over the roomiest one (or as much as that one has, if less).
+pub const STANDING_ROOM: f64 = 1.0;
+
+/// Sweeps of [`place_stops`] over the waiting walkers.
+const PLACING_SWEEPS: usize = 2;
+
+/// Where the walkers that stop stand: each in turn (agent order,
+/// [`PLACING_SWEEPS`] times over) takes, among its places ([`paced::Plan`])
+/// with [`STANDING_ROOM`] from obstacles, the one whose path spends the
+/// least time within 2r + [`STANDING_SPACE`] of the other agents' current
+/// paths (every periodic instance, its own other instances included);
+/// among equals, the first (most room from obstacles, then nearest
+/// half-way). People stop out of the way of those walking by, which
+/// spares collision removal the pushes that would make them shuffle.
+/// O(sweeps · stopping agents · places · agents · segments · shifts).
+fn place_stops(patch: &Patch, agents: &mut [Agent], plans: &[Option<Vec<paced::Plan>>]) {
+    let pi = patch.header.period;
+    let threshold = 2.0 * patch.header.agent_radius + STANDING_SPACE;
+    for _ in 0..PLACING_SWEEPS {
+        for (i, options) in plans.iter().enumerate() {
+            let Some(options) = options.as_ref().filter(|o| o.len() > 1) else { continue };
+            let room = options[0].room.min(STANDING_ROOM) - 1e-3;
+            let mut best: Option<(f64, Path)> = None;
+            for plan in options.iter().filter(|p| p.room >= room) {
+                let path = with_free_points(&agents[i].path, &plan.points);
+                let mut conflict = crate::proximity::overlap(&path, &path, pi, Some(0), threshold).1;
+                for (j, other) in agents.iter().enumerate() {
+                    if j != i {
+                        conflict += crate::proximity::overlap(&path, &other.path, pi, None, threshold).1;
+                    }
+                }
+                if best.as_ref().is_none_or(|b| conflict < b.0 - 1e-6) {
+                    best = Some((conflict, path));
+                }
+            }
+            if let Some((_, path)) = best {
+                agents[i].path = path;
+            }
+        }
+    }
+}
+
+/// `path` (an exogenous path: entry, stub end, free points, exit) with its
+/// free points replaced by `free` (ending at the exit stub's start).
+fn with_free_points(path: &Path, free: &[ControlPoint]) -> Path {
+    let n = path.points.len();
+    let mut points = path.points[..2].to_vec();
+    points.extend_from_slice(free);
+    let m = points.len();
+    points[m - 1].kind = PointKind::Stub;
+    points.push(path.points[n - 1]);
+    Path { points, looped: false }
+}
+
+/// The initial path from `e` to `x`, a note if no obstacle-free route
+/// exists, and the ways of walking it if the walker waits.
+fn exogenous_path(
+    patch: &Patch,
+    router: &Router,
+    e: &Crossing,
+    x: &Crossing,
+) -> (Path, Option<String>, Option<Vec<paced::Plan>>) {
     let depth = patch.stub_depth();
     let (pi, r, l) = (patch.header.period, patch.header.agent_radius, patch.header.size);
     let paper = patch.solver.method == SolverKind::Paper;
@@ -136,10 +205,21 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     let mut points = vec![ControlPoint { p: e.position, t: t_in, kind: PointKind::Boundary }];
     points.push(ControlPoint { p: q_e, t: t_a, kind: PointKind::Stub });
     let free = t_b - t_a;
-    let slowest = if paper { patch.solver.slow_factor * pace } else { patch.solver.wait_factor * pace };
-    let paced = (!paper && !blocked)
+    let slowest = if paper {
+        patch.solver.slow_factor * pace
+    } else {
+        // A given boundary speed is the walker's walking speed; a drawn one
+        // its pace, walked at its stride with stops.
+        let factor = if patch.velocity_given(e) {
+            patch.solver.wait_factor.min(crate::pace::CALM_FACTOR)
+        } else {
+            patch.solver.wait_factor
+        };
+        crate::pace::stride_speed(pace, factor, patch.header.comfort_speed)
+    };
+    let plans = (!paper && !blocked)
         .then(|| {
-            paced::paced_route(
+            paced::paced_plans(
                 (q_e, e.velocity, t_a),
                 (q_x, x.velocity, t_b),
                 &route[1..route.len() - 1],
@@ -155,9 +235,10 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
             )
         })
         .flatten()
-        .filter(|pts| clear_of_obstacles(patch, q_e, pts));
-    match paced {
-        Some(free_points) => points.extend(free_points),
+        .map(|p| p.into_iter().filter(|plan| clear_of_obstacles(patch, q_e, &plan.points)).collect::<Vec<_>>())
+        .filter(|p| !p.is_empty());
+    match plans.as_ref().map(|p| &p[0]) {
+        Some(plan) => points.extend_from_slice(&plan.points),
         None => {
             let slow = length / free < slowest;
             timed_route(&route, t_a, t_b, slow.then_some(pace), &mut points)
@@ -166,7 +247,7 @@ fn exogenous_path(patch: &Patch, router: &Router, e: &Crossing, x: &Crossing) ->
     let n = points.len();
     points[n - 1].kind = PointKind::Stub;
     points.push(ControlPoint { p: x.position, t: t_out, kind: PointKind::Boundary });
-    (Path { points, looped: false }, note)
+    (Path { points, looped: false }, note, plans)
 }
 
 /// Clearance `[m]` beyond r that the project's solvers first route with
@@ -336,6 +417,94 @@ mod tests {
             for w in a.path.points.windows(2) {
                 let (_, d, _) = segment_obstacle_distance(w[0].p, w[1].p, &p.obstacles[0]);
                 assert!(d >= p.header.agent_radius, "{d}");
+            }
+        }
+    }
+
+    /// A straight exogenous path from `a` to `b` (stubs of 0.3 m at 1 m/s),
+    /// walked from `t0` to `t1`, with its free points.
+    fn straight(a: Vec2, b: Vec2, t0: f64, t1: f64) -> Path {
+        let d = (b - a).normalize();
+        let points = vec![
+            ControlPoint { p: a, t: t0, kind: PointKind::Boundary },
+            ControlPoint { p: a + d * 0.3, t: t0 + 0.3, kind: PointKind::Stub },
+            ControlPoint { p: b - d * 0.3, t: t1 - 0.3, kind: PointKind::Stub },
+            ControlPoint { p: b, t: t1, kind: PointKind::Boundary },
+        ];
+        Path { points, looped: false }
+    }
+
+    #[test]
+    fn a_walker_stops_out_of_the_way_of_another() {
+        let p = patch(r#"{"format":1,"size":16,"period":60,"sides":{}}"#);
+        let r = p.header.agent_radius;
+        // A crosses south to north in 40 s at a stride of 1 m/s: it stands
+        // about 25 s, half-way first.
+        let v = Vec2::new(0.0, 1.0);
+        let (qa, qb) = (Vec2::new(8.0, 0.3), Vec2::new(8.0, 15.7));
+        let plans = paced::paced_plans((qa, v, 0.3), (qb, v, 39.7), &[], 1.0, (r, 16.0), &|_| f64::INFINITY).unwrap();
+        assert!(plans.len() > 1 && plans.iter().all(|x| x.stop.is_some()));
+        let a_path =
+            with_free_points(&straight(Vec2::new(8.0, 0.0), Vec2::new(8.0, 16.0), 0.0, 40.0), &plans[0].points);
+        a_path.check().unwrap();
+        // B crosses west to east through the half-way stop, while A stands there.
+        let mid = a_path.points.iter().position(|c| (c.p - Vec2::new(8.0, 8.0)).norm() < 0.1).unwrap();
+        let t_mid = a_path.points[mid].t + 5.0;
+        let b_path = straight(Vec2::new(0.0, 8.0), Vec2::new(16.0, 8.0), t_mid - 8.0, t_mid + 8.0);
+        let agent = |path: Path| Agent {
+            kind: AgentKind::Endogenous { index: 0 },
+            path,
+            entry: None,
+            exit: None,
+            preferred_speed: 1.0,
+        };
+        let mut agents = vec![agent(a_path.clone()), agent(b_path)];
+        let before = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(before.distance < 2.0 * r, "{}", before.distance);
+        place_stops(&p, &mut agents, &[Some(plans), None]);
+        agents[0].path.check().unwrap();
+        let after = crate::proximity::closest_periodic(&agents[0].path, &agents[1].path, 60.0, None).unwrap();
+        assert!(after.distance >= 2.0 * r + STANDING_SPACE, "{}", after.distance);
+        // Still the same walk: same ends, same route.
+        assert_eq!(agents[0].path.points[0], a_path.points[0]);
+        assert_eq!(agents[0].path.points.last(), a_path.points.last());
+        assert!(agents[0].path.points.iter().all(|c| (c.p.x - 8.0).abs() < 1e-9));
+    }
+
+    #[test]
+    fn a_drawn_pace_strides_and_a_given_speed_keeps_walking() {
+        // Two walkers with 24 s for 16 m: one drawn (strides at 1.3 × its
+        // pace and stands), one given 1.0 m/s (walks at 0.9 m/s at least and
+        // stands less).
+        let p = patch(
+            r#"{"format":1,"size":16,"period":30,"sides":{
+                "south":{"entries":[{"s":4,"t":0},{"s":12,"t":3,"velocity":[0,1.0]}]},
+                "north":{"exits":[{"s":12,"t":24},{"s":4,"t":27}]}}}"#,
+        );
+        let pairs = crate::matching::match_patch(&p, crate::model::MatchingMode::Stable);
+        let (agents, _) = initial_paths(&p, &pairs);
+        for a in &agents {
+            let e = a.entry.unwrap();
+            // Between the stubs, ramps to the stub speeds (1.33 m/s, the
+            // default velocity of the exits) left out: the cruise.
+            let n = a.path.points.len();
+            let cruise = (a.path.points[1].t + 1.0, a.path.points[n - 2].t - 1.0);
+            let fastest = (1..n - 2)
+                .filter(|&k| a.path.points[k].t >= cruise.0 && a.path.points[k + 1].t <= cruise.1)
+                .map(|k| a.path.segment_velocity(k).norm())
+                .fold(0.0, f64::max);
+            let still: f64 = (0..a.path.points.len() - 1)
+                .filter(|&k| a.path.segment_velocity(k).norm() < 1e-6)
+                .map(|k| a.path.points[k + 1].t - a.path.points[k].t)
+                .sum();
+            if p.velocity_given(&e) {
+                assert_eq!(a.preferred_speed, 1.0);
+                assert!(fastest <= 1.0 + 1e-6, "{fastest}");
+            } else {
+                let stride = crate::pace::stride_speed(a.preferred_speed, 1.3, 1.33);
+                assert!(stride > a.preferred_speed);
+                assert!((fastest - stride).abs() < 0.02, "{fastest} vs {stride}");
+                assert!(still > 1.0, "{still}");
             }
         }
     }

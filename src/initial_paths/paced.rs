@@ -11,11 +11,12 @@
 //!   speed, relaxes with a smoothstep over [`RAMP_TIME`] to a cruise speed,
 //!   and relaxes to the exit stub's speed at the end; the cruise speed is
 //!   what fills the time available. A walker whose cruise would be slower
-//!   than `wait_factor` × its preferred speed walks at that speed instead
-//!   and waits, standing, half-way (people dawdle or wait; they do not walk
-//!   in circles).
+//!   than its stride speed ([`crate::pace::stride_speed`]) walks at that
+//!   speed instead and stands still for the time left, in one stop (people
+//!   stop rather than crawl; they do not walk in circles). Each place it
+//!   may stop is a [`Plan`]; the caller picks one.
 //!
-//! Cost: O(route length / 5 cm + duration / 50 ms).
+//! Cost: O(route length / 5 cm + duration / 50 ms) per plan.
 
 use crate::geometry::Vec2;
 use crate::path::{ControlPoint, clamp_inside};
@@ -169,11 +170,14 @@ fn profile(length: f64, time: f64, a: f64, b: f64, slowest: f64, wait_at: f64) -
     })
 }
 
-/// Where along its cruise a waiting walker stops: candidates from 20 % to
-/// 80 % of the cruise; the one with the most clearance from obstacles (up
-/// to [`WAIT_CLEARANCE`]; people wait out of the way, not at the edge of a
-/// fountain that everyone walks round), the nearest half-way among equals.
-const WAIT_CANDIDATES: [f64; 7] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
+/// Where along its cruise a waiting walker may stop: from 10 % to 90 % of
+/// the cruise, every 5 %, nearest half-way first. The first choice is the
+/// one with the most clearance from obstacles (up to [`WAIT_CLEARANCE`];
+/// people wait out of the way, not at the edge of a fountain that everyone
+/// walks round), the nearest half-way among equals; the initial paths then
+/// move a stop out of the other walkers' way (`place_stops`).
+const WAIT_CANDIDATES: [f64; 17] =
+    [0.5, 0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8, 0.15, 0.85, 0.1, 0.9];
 
 /// Clearance from obstacles `[m]` beyond which a place to wait is as good
 /// as any other.
@@ -194,23 +198,37 @@ impl Profile {
     }
 }
 
-/// The free control points of a walk from stub end `(q_e, v_e, t_a)` to
-/// stub end `(q_x, v_x, t_b)` (positions `[m]`, stub velocities `[m/s]`,
-/// times `[s]`) through the inner waypoints `via`, kept inside `[r, L − r]²`
-/// (`bounds = (r, L)`): the points after `q_e` up to `q_x` (inclusive, at
-/// `t_b`). `slowest` `[m/s]` is the slowest cruise before the walker waits
-/// instead, where `clearance(p)` (distance `[m]` from `p` to the nearest
-/// obstacle) is largest ([`WAIT_CANDIDATES`]). `None` when the time is too
-/// short for the speed ramps (the caller then walks the route at constant
-/// speed).
-pub fn paced_route(
+/// One way of walking a route: the free control points, and where the
+/// walker stands if it waits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The free control points after the entry stub's end, up to the exit
+    /// stub's start (inclusive).
+    pub points: Vec<ControlPoint>,
+    /// Where the walker stands `[m]`, if it waits.
+    pub stop: Option<Vec2>,
+    /// Clearance `[m]` from obstacles of the place it stands, capped at
+    /// [`WAIT_CLEARANCE`] (infinite without a wait).
+    pub room: f64,
+}
+
+/// The ways of walking from stub end `(q_e, v_e, t_a)` to stub end
+/// `(q_x, v_x, t_b)` (positions `[m]`, stub velocities `[m/s]`, times `[s]`)
+/// through the inner waypoints `via`, kept inside `[r, L − r]²`
+/// (`bounds = (r, L)`). `slowest` `[m/s]` is the slowest cruise before the
+/// walker waits instead; a walker that waits has one plan per place it may
+/// stand ([`WAIT_CANDIDATES`]), the best first: most clearance
+/// `clearance(p)` from obstacles (`[m]`, up to [`WAIT_CLEARANCE`]), the
+/// nearest half-way among equals. `None` when the time is too short for
+/// the speed ramps (the caller then walks the route at constant speed).
+pub fn paced_plans(
     (q_e, v_e, t_a): (Vec2, Vec2, f64),
     (q_x, v_x, t_b): (Vec2, Vec2, f64),
     via: &[Vec2],
     slowest: f64,
     (r, l): (f64, f64),
     clearance: &dyn Fn(Vec2) -> f64,
-) -> Option<Vec<ControlPoint>> {
+) -> Option<Vec<Plan>> {
     let mut w = vec![q_e];
     w.extend_from_slice(via);
     w.push(q_x);
@@ -221,19 +239,45 @@ pub fn paced_route(
     let curve = Curve::through(&w, v_e, v_x);
     let time = t_b - t_a;
     let (a, b) = (v_e.norm(), v_x.norm());
-    let mut prof = profile(curve.length(), time, a, b, slowest, 0.5)?;
-    if prof.wait_start().is_some() {
-        let mut best = f64::NEG_INFINITY;
-        for at in WAIT_CANDIDATES {
-            let Some(p) = profile(curve.length(), time, a, b, slowest, at) else { continue };
-            let stop = p.distance(p.wait_start().unwrap_or(0.0)) * curve.length() / p.distance(time).max(1e-12);
-            let room = clearance(curve.at(stop)).min(WAIT_CLEARANCE);
-            // Strictly better only: the earlier candidates are nearer half-way.
-            if room > best + 1e-3 {
-                (best, prof) = (room, p);
-            }
+    let first = profile(curve.length(), time, a, b, slowest, 0.5)?;
+    if first.wait_start().is_none() {
+        let points = sample(&curve, &first, (q_e, v_e, t_a), (q_x, t_b), (r, l));
+        return Some(vec![Plan { points, stop: None, room: f64::INFINITY }]);
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for at in WAIT_CANDIDATES {
+        let Some(p) = profile(curve.length(), time, a, b, slowest, at) else { continue };
+        let stop = curve.at(p.distance(p.wait_start().unwrap_or(0.0)) * curve.length() / p.distance(time).max(1e-12));
+        let room = clearance(stop).min(WAIT_CLEARANCE);
+        let points = sample(&curve, &p, (q_e, v_e, t_a), (q_x, t_b), (r, l));
+        plans.push(Plan { points, stop: Some(stop), room });
+    }
+    // The one with the most room first (strictly more only: the candidates
+    // are in order of distance from half-way).
+    let mut best = 0;
+    for k in 1..plans.len() {
+        if plans[k].room > plans[best].room + 1e-3 {
+            best = k;
         }
     }
+    if !plans.is_empty() {
+        let chosen = plans.remove(best);
+        plans.insert(0, chosen);
+    }
+    (!plans.is_empty()).then_some(plans)
+}
+
+/// The profile `prof` along `curve` as control points after `q_e` (at
+/// `t_a`) up to `q_x` at `t_b`: kept where the heading or the speed
+/// changed or time passed ([`KEEP_TURN`], [`KEEP_SPEED`], [`KEEP_TIME`]).
+fn sample(
+    curve: &Curve,
+    prof: &Profile,
+    (q_e, v_e, t_a): (Vec2, Vec2, f64),
+    (q_x, t_b): (Vec2, f64),
+    (r, l): (f64, f64),
+) -> Vec<ControlPoint> {
+    let time = t_b - t_a;
     let scale = curve.length() / prof.distance(time).max(1e-12);
     let mut out: Vec<ControlPoint> = Vec::new();
     let (mut last_p, mut last_t) = (q_e, t_a);
@@ -260,12 +304,24 @@ pub fn paced_route(
     }
     let n = out.len();
     out[n - 1] = ControlPoint::free(q_x, t_b);
-    Some(out)
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first plan's points.
+    fn paced_route(
+        entry: (Vec2, Vec2, f64),
+        exit: (Vec2, Vec2, f64),
+        via: &[Vec2],
+        slowest: f64,
+        bounds: (f64, f64),
+        clearance: &dyn Fn(Vec2) -> f64,
+    ) -> Option<Vec<ControlPoint>> {
+        paced_plans(entry, exit, via, slowest, bounds, clearance).map(|mut p| p.swap_remove(0).points)
+    }
 
     fn speeds(start: (Vec2, f64), pts: &[ControlPoint]) -> Vec<f64> {
         let mut prev = start;

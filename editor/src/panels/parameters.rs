@@ -93,7 +93,7 @@ impl ParametersPanel {
                 changed |=
                     row(ui, "Slow factor", egui::DragValue::new(&mut s.slow_factor).range(0.0..=0.99).speed(0.01));
                 changed |=
-                    row(ui, "Wait factor", egui::DragValue::new(&mut s.wait_factor).range(0.0..=1.0).speed(0.01));
+                    row(ui, "Wait factor", egui::DragValue::new(&mut s.wait_factor).range(0.0..=2.0).speed(0.01));
                 changed
             })
             .inner;
