@@ -162,9 +162,6 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
 
 /// [`move_foot`] on a [`PoseFk`], with the character's [`Legs`].
 pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hinge: Option<V3>) {
-    if delta.norm() < 1e-9 {
-        return;
-    }
     let leg = legs.leg(foot);
     let ankle = leg.ankle;
     match leg.bent {
@@ -182,6 +179,9 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
             fk.set_rotation(ankle, q);
         }
         None => {
+            if delta.norm() < 1e-9 {
+                return;
+            }
             let parent = fk.skeleton().joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| fk.global(p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {

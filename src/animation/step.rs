@@ -6,7 +6,7 @@
 
 use super::fk::PoseFk;
 use super::ik::{Leg, follow_foot_fk, move_foot_fk, reach_fix_fk};
-use super::sampling::{Posed, Trace, gltf_yaw, output, refine_keys, sample_times, to_gltf};
+use super::sampling::{Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf};
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
@@ -197,7 +197,13 @@ impl Step<'_> {
             let dm = model_delta(&mut p, self.stance, self.stance_at) + down;
             move_foot_fk(legs, &mut p.fk, self.stance, dm, gait.knee_hinges[self.stance.index()]);
         }
-        let target = swing_target(&mut p);
+        // The swing foot in the air goes with the body's shift; at its
+        // lift-off and landing (where its weight in the fix is 1) it is on
+        // its footprints whatever the shift, so that the pose is continuous
+        // across both events (a target taken after the shift would jump by
+        // it there).
+        let shift = p.turn * V3::new(fix.x, 0.0, fix.z);
+        let target = target + shift * (1.0 - swing_weight);
         // The swing foot keeps its height from the clip.
         let dm = model_delta(&mut p, swing, target) + down;
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
@@ -278,7 +284,13 @@ pub fn synthesize_walker(
         let (free_lift, free_end) = (free(step.raw_pose(gait, lift), lift), free(raw1.clone(), 1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
-        prev_end = step.posed_from(skeletal, raw1, 1.0).pose;
+        // The next step starts from this one's raw end pose, before its
+        // placement and IK: the next step places and corrects it as this
+        // one does at its end (the same footprints, the root on the path),
+        // so the pose is continuous across the landing. Its corrected pose
+        // would have the body's reach fix and the feet's heel roll applied
+        // twice.
+        prev_end = raw1;
         steps.push(step);
     }
     // The pose at time t: the step whose [t0, t1) holds it (the last one
@@ -297,7 +309,9 @@ pub fn synthesize_walker(
     let (times, posed) =
         refine_keys(character, agent, &f[..], &with_plant_keys(sample_times(agent, interval), f), &eval);
     let footsteps = f.clone();
-    output(character, agent, footsteps, times, posed, interval)
+    let (anim, mut trace) = output(character, agent, footsteps, times, posed, interval);
+    trace.events = event_jumps(character, f, (f[1].t, f[f.len() - 1].t), &eval);
+    (anim, trace)
 }
 
 /// `times` with a key at every plant and lift-off of `footsteps` inside
