@@ -111,6 +111,10 @@ pub struct GaitModel {
     /// Knee hinge axis per leg, left then right ([`Character::knee_hinge`]),
     /// for the foot IK of the synthesis.
     pub knee_hinges: [Option<V3>; 2],
+    /// How far `[m]` the synthesis may pull the root from where the stance
+    /// foot carries it (onto the path) before a leg runs out of reach: a
+    /// fifth of the leg length ([`Character::leg_length`]).
+    pub slack: f64,
 }
 
 /// The two footsteps and the gait that the seam convention fixes at a
@@ -162,7 +166,8 @@ impl GaitModel {
             })
             .collect();
         let knee_hinges = [character.knee_hinge(Foot::Left), character.knee_hinge(Foot::Right)];
-        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges })
+        let slack = 0.2 * character.leg_length();
+        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges, slack })
     }
 
     /// Offset of the contact of `foot`, just planted after a straight step of
@@ -607,12 +612,14 @@ fn search(
         }
         let blend = gait.library.blended_at(a.foot, near);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        // The path between the plants (its key lies between theirs).
+        let between: [[f64; 2]; 3] =
+            std::array::from_fn(|k| at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb));
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
         // corner would leave the path's apex out of the legs' reach).
         let offsets: [[f64; 2]; 3] = std::array::from_fn(|k| {
-            // Between the plants: its key lies between theirs.
-            let r = at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb);
+            let r = between[k];
             let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
             let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
             [ra[0] + u * ux - r[0], ra[1] + u * uy - r[1]]
@@ -634,12 +641,34 @@ fn search(
         // character, while the body is still on the path.
         let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
         let mismatch = (progress - length).max(0.0);
+        // The root as the stance foot carries it (APM §4.3): where the
+        // blend puts the root relative to the stance contact at each phase,
+        // turned about the contact by the step's turn beyond the clips'
+        // (as the synthesis spreads it, with a smoothstep). The synthesis
+        // pulls the root onto the path; the legs absorb a pull up to
+        // `gait.slack`, beyond which the root must leave the path by the
+        // excess or the planted foot slides. A long slow step round a
+        // sharp corner, the path sweeping on past the planted foot, pulls
+        // the body far beyond a short leg's reach.
+        let excess = {
+            let extra = turn - blend.rotation;
+            let (rs, rd) = (blend.root_start, blend.root_displacement);
+            let pull = |u: f64, r: &[f64; 2]| {
+                let (s, c) = (a.heading + extra * u * u * (3.0 - 2.0 * u)).sin_cos();
+                let o = [rs[0] + u * rd[0], rs[1] + u * rd[1]];
+                let pred = [a.position[0] + o[0] * c - o[1] * s, a.position[1] + o[0] * s + o[1] * c];
+                (r[0] - pred[0]).hypot(r[1] - pred[1])
+            };
+            let most =
+                between.iter().enumerate().map(|(k, r)| pull((k + 1) as f64 / 4.0, r)).fold(pull(1.0, &rb), f64::max);
+            (most - gait.slack).max(0.0)
+        };
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
         let extra_turn = turn - blend.rotation;
         Some(
             energy
-                + p.track_weight * (miss * miss + bulge * bulge)
+                + p.track_weight * (miss * miss + bulge * bulge + excess * excess)
                 + p.length_weight * mismatch * mismatch
                 + p.warp_weight * warp * warp
                 + p.turn_weight * extra_turn * extra_turn,

@@ -202,7 +202,7 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
 /// gives `|contact + R(θ)a − hip|² = E + P cos θ + Q sin θ`, which meets
 /// `reach²` at `θ = φ ± acos(S / √(P² + Q²))`. The roll is continuous in its
 /// inputs, so the body it lowers ([`reach_fix`]) moves smoothly. O(1).
-pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
+pub(crate) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
     let arm = ankle_at - contact_at;
     if arm.norm() <= 1e-9 || (ankle_at - hip).norm() <= reach {
         return Quat::identity();

@@ -40,7 +40,7 @@
 
 use super::humanoid::{Bone, Humanoid};
 use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
-use crate::animation::ik::{follow_foot, two_bone_ik};
+use crate::animation::ik::{follow_foot, heel_roll, two_bone_ik};
 use crowdpatch_runtime::format::Foot;
 use nalgebra::{Matrix3, Rotation3};
 
@@ -273,24 +273,42 @@ impl<'a> Retarget<'a> {
                     - (s.rest_p[cs] - s.rest_p[hs]) * self.k;
                 let foot_q = tq[ft].unwrap_or(t.rest_q[ft]);
                 let want = want_contact - foot_q * t.rest_q[ft].inverse() * (t.rest_p[ct] - t.rest_p[ft]);
-                self.place_ankle(&mut pose, foot, ft, want, tq[ft]);
+                self.place_ankle(&mut pose, foot, ft, (want, want_contact), tq[ft]);
             }
         }
         pose
     }
 
-    /// Puts the target's ankle `ankle` at `want` (model frame): two-bone IK
-    /// on its leg when it hangs from it, else by moving the foot joint (and
-    /// bending the leg after it); then gives the foot its global rotation
-    /// `foot_q` back.
-    fn place_ankle(&self, pose: &mut Pose, foot: Foot, ankle: usize, want: V3, foot_q: Option<Quat>) {
+    /// Puts the target's ankle `ankle` at `want` (model frame), its contact
+    /// then at `contact` (the same point as `want` for a foot without one):
+    /// two-bone IK on its leg when it hangs from it, else by moving the foot
+    /// joint (and bending the leg after it); then gives the foot its global
+    /// rotation `foot_q` back. An ankle beyond the leg's reach is first
+    /// brought within it by rolling the foot about its contact, heel up
+    /// ([`heel_roll`]), as a walker does: a longer foot than the source's, on
+    /// a shorter leg, pitched as the source's, would hold its ankle farther
+    /// from the hip than the leg reaches, and the planted contact would rise
+    /// with it.
+    fn place_ankle(&self, pose: &mut Pose, foot: Foot, ankle: usize, (want, contact): (V3, V3), foot_q: Option<Quat>) {
         let c = self.target.character;
         let sk = &c.skeleton;
         let [ub, lb, _, _] = Bone::leg(foot.index());
         let (Some(upper), Some(lower)) = (self.target.h.get(ub), self.target.h.get(lb)) else { return };
         let hangs = sk.joints[ankle].parent == Some(lower) && sk.joints[lower].parent == Some(upper);
         if hangs {
+            let g = sk.globals(pose);
+            let (hip, knee, at) = (position_of(&g[upper]), position_of(&g[lower]), position_of(&g[ankle]));
+            let reach = 0.999 * ((knee - hip).norm() + (at - knee).norm());
+            let roll = heel_roll(want, contact, hip, reach);
+            let want = contact + roll * (want - contact);
+            let foot_q = foot_q.map(|q| roll * q);
             two_bone_ik(sk, pose, upper, lower, ankle, want, None);
+            if let Some(q) = foot_q {
+                let g = sk.globals(pose);
+                let parent = sk.joints[ankle].parent.map_or_else(Quat::identity, |p| rotation_of(&g[p]));
+                pose[ankle].rotation = parent.inverse() * q;
+            }
+            return;
         } else if !sk.is_ancestor(upper, ankle) {
             set_global_position(sk, pose, ankle, want);
             follow_foot(c, pose, foot);
