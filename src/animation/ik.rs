@@ -220,18 +220,31 @@ pub(crate) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
     // Aimed a hair inside the reach, so that rounding leaves it reached.
     let inside = reach * (1.0 - 1e-9);
     let c = (inside * inside - e) / r.max(1e-300);
-    let mut theta = MAX_HEEL_ROLL;
+    let tau = std::f64::consts::TAU;
+    let mut theta = None::<f64>;
     if c.abs() <= 1.0 {
         let w = c.acos();
         for cand in [phi - w, phi + w] {
             // `rem_euclid` is the angle itself in [0, 2π) (exact: no fmod).
-            let tau = std::f64::consts::TAU;
             let t = if (0.0..tau).contains(&cand) { cand } else { cand.rem_euclid(tau) };
-            if t > 0.0 && t < theta {
-                theta = t;
+            if t > 0.0 && t < theta.unwrap_or(MAX_HEEL_ROLL) {
+                theta = Some(t);
             }
         }
     }
+    // Out of reach at every roll up to the largest: the roll that brings
+    // the ankle nearest the hip (the distance is least at φ + π), so that
+    // the roll, and the body's lowering that makes up the rest, are
+    // continuous where the reach is just met (a reach met only past the
+    // largest roll ends there as well).
+    let theta = theta.unwrap_or_else(|| {
+        let least = (phi + std::f64::consts::PI).rem_euclid(tau);
+        let least = if least > std::f64::consts::PI { least - tau } else { least };
+        let dist = |t: f64| e + p * t.cos() + q * t.sin();
+        [0.0, MAX_HEEL_ROLL, least.clamp(0.0, MAX_HEEL_ROLL)]
+            .into_iter()
+            .fold(0.0, |b, t| if dist(t) < dist(b) { t } else { b })
+    });
     Quat::from_axis_angle(&k, dir * theta)
 }
 
