@@ -43,6 +43,10 @@ pub struct Leg {
     pub end_local: Option<V3>,
     /// The inverse of the foot joint's model-frame rotation at rest.
     pub rest_ankle_inverse: Quat,
+    /// For a detached leg: its knee's hinge axis in the upper leg's frame
+    /// ([`detached_knee_hinge`]), when [`Legs::with_detached_hinges`] found
+    /// one; [`follow_foot_fk`] then bends the knee about it.
+    pub detached_hinge: Option<V3>,
 }
 
 impl Legs {
@@ -75,9 +79,19 @@ impl Legs {
                 detached_shin,
                 end_local,
                 rest_ankle_inverse: rotation_of(&rest[ankle]).inverse(),
+                detached_hinge: None,
             }
         });
         Legs { leg_length: character.leg_length(), top, feet }
+    }
+
+    /// These legs with the knee hinges of their detached legs
+    /// ([`detached_knee_hinge`]) from `character`'s clips. O(clips · joints).
+    pub fn with_detached_hinges(mut self, character: &Character) -> Legs {
+        for foot in Foot::BOTH {
+            self.feet[foot.index()].detached_hinge = detached_knee_hinge(character, foot);
+        }
+        self
     }
 
     /// The leg of `foot`.
@@ -361,6 +375,39 @@ pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)>
     Some((upper, lower))
 }
 
+/// The knee's hinge axis of a [`detached_leg`] in its upper leg's frame
+/// (unit), from the most bent knee among the rest pose and the clips' poses
+/// (the knee at the lower leg, the end at the foot joint's rest position in
+/// the lower leg's frame), oriented so that bending the knee is a positive
+/// rotation about it; `None` for a leg that is not detached or a knee that
+/// never bends (more than 0.1 rad). As
+/// [`crate::character::Character::knee_hinge`] for a foot hanging from its
+/// leg. O(clips · joints).
+pub fn detached_knee_hinge(character: &Character, foot: Foot) -> Option<V3> {
+    let (upper, lower) = detached_leg(character, foot)?;
+    let sk = &character.skeleton;
+    let rest = sk.globals(&sk.rest_pose());
+    let end_local = (rest[lower].try_inverse()? * rest[character.foot(foot).ankle].column(3).into_owned()).xyz();
+    let mut poses = vec![sk.rest_pose()];
+    for clip in &character.clips {
+        let d = clip.duration();
+        poses.extend((0..24).map(|i| clip.sample(d * i as f64 / 24.0)));
+    }
+    let mut best: Option<(f64, V3)> = None;
+    for pose in &poses {
+        let g = sk.globals(pose);
+        let (h, k) = (position_of(&g[upper]), position_of(&g[lower]));
+        let a = (g[lower] * end_local.push(1.0)).xyz();
+        let (Some(u), Some(v)) = ((k - h).try_normalize(1e-9), (a - k).try_normalize(1e-9)) else { continue };
+        let c = u.cross(&v);
+        let bend = c.norm().atan2(u.dot(&v));
+        if bend > best.map_or(0.1, |b| b.0) {
+            best = Some((bend, rotation_of(&g[upper]).inverse() * c.normalize()));
+        }
+    }
+    best.map(|b| b.1)
+}
+
 /// Bends the leg chain of [`detached_leg`] by two-bone IK (law of cosines
 /// at the knee, then a swing of the upper leg) so that the lower leg's end
 /// (the foot joint's rest position in the lower leg's frame) reaches the
@@ -390,13 +437,25 @@ pub fn follow_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot) {
     }
     let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, 0.999 * (l1 + l2));
     // Knee: set the angle between the thigh and the shin to the one that
-    // puts the end at distance d from the hip, about the current bend normal.
+    // puts the end at distance d from the hip, about the knee's hinge (the
+    // same way always, so that a nearly straight leg never flips its bend
+    // from one frame to the next), else about the current bend normal.
     let (u, v) = ((k - h) / l1, (a - k) / l2);
-    let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9)
-        .unwrap_or_else(|| nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z())));
-    let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
     let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
-    let bend = Quat::from_axis_angle(&normal, want - cur);
+    let bend = match leg.detached_hinge {
+        Some(hinge) => {
+            let axis = nalgebra::Unit::new_normalize(fk.rotation(upper) * hinge);
+            let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
+            Quat::from_axis_angle(&axis, want - now)
+        }
+        None => {
+            let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9).unwrap_or_else(|| {
+                nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z()))
+            });
+            let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
+            Quat::from_axis_angle(&normal, want - cur)
+        }
+    };
     let lower_parent = fk.rotation(upper);
     let q = lower_parent.inverse() * (bend * fk.rotation(lower));
     fk.set_rotation(lower, q);
