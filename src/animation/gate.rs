@@ -386,3 +386,54 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::animation::sampling::{EventJump, EventKind};
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::Foot;
+
+    fn gate_of(jumps: &[f64]) -> GateReport {
+        let c = builtin::character();
+        let events = jumps
+            .iter()
+            .enumerate()
+            .map(|(i, &distance)| EventJump {
+                t: 1.0 + i as f64,
+                kind: EventKind::Lift,
+                foot: Some(Foot::Left),
+                distance,
+                joint: c.foot(Foot::Left).contact,
+            })
+            .collect();
+        let trace = Trace { events, ..Trace::default() };
+        let anim = AgentAnimation {
+            footsteps: Vec::new(),
+            times: Vec::new(),
+            translations: Vec::new(),
+            rotations: Vec::new(),
+        };
+        check(&c, &[anim], &[trace], &|_, _| None, 0.9, &GateLimits::default())
+    }
+
+    #[test]
+    fn a_pop_at_a_step_event_fails_the_gate_and_a_continuous_pose_passes() {
+        // The toe moving 17 mm across a lift-off: between played samples
+        // 1/120 s apart it reads as 2 m/s, far under the joint speed limit.
+        let g = gate_of(&[2e-5, 0.017, 3e-5]);
+        assert!(!g.passed());
+        let v = &g.violations[0];
+        assert_eq!(v.metric, "event_jump_max");
+        assert!((v.time - 2.0).abs() < 1e-12 && (v.value - 0.017).abs() < 1e-12, "{v:?}");
+        assert!(
+            v.message.contains("toe_l") && v.message.contains("lift-off") && v.message.contains("17.0 mm"),
+            "{}",
+            v.message
+        );
+        // A joint moving at 20 m/s moves 40 µm across the event's span.
+        let g = gate_of(&[2e-5, 4e-5]);
+        assert!(g.passed(), "{:?}", g.violations);
+        assert!((g.event_jump_max.value - 4e-5).abs() < 1e-15);
+    }
+}

@@ -572,6 +572,40 @@ mod tests {
         assert!(V3::new(fix.x, 0.0, fix.z).norm() <= MAX_ROOT_SHIFT * c.leg_length() + 1e-12);
     }
 
+    #[test]
+    fn heel_roll_is_continuous_where_no_roll_reaches_any_more() {
+        // The hip moves away until no roll of the foot brings the ankle
+        // within reach: the roll goes on to the one that brings it nearest,
+        // continuously, rather than jumping to the largest roll.
+        let (contact, ankle) = (V3::new(0.0, 0.0, 0.1), V3::new(0.0, 0.08, -0.05));
+        let reach = 0.8;
+        let mut last: Option<(f64, f64)> = None;
+        let mut unreachable = 0;
+        for i in 0..20_000 {
+            let hip = V3::new(0.0, 0.75, -0.3 - 2e-5 * f64::from(i));
+            let r = heel_roll(ankle, contact, hip, reach);
+            let rolled = contact + r * (ankle - contact);
+            let d = (rolled - hip).norm();
+            if d > reach + 1e-9 {
+                unreachable += 1;
+                // The nearest roll: rolling a little more or less is farther.
+                for e in [-1e-3, 1e-3] {
+                    let k = nalgebra::Unit::new_normalize(r.axis().map_or(V3::x(), |a| a.into_inner()));
+                    let t = (r.angle() + e).clamp(0.0, MAX_HEEL_ROLL);
+                    let other = contact + Quat::from_axis_angle(&k, t) * (ankle - contact);
+                    assert!((other - hip).norm() >= d - 1e-9, "{i}: a roll of {t} brings the ankle nearer");
+                }
+            }
+            if let Some((l, ld)) = last {
+                // (Steep only where the reach is just met: a square root.)
+                assert!((r.angle() - l).abs() < 0.02, "{i}: the roll jumps from {l} to {}", r.angle());
+                assert!((d - ld).abs() < 1e-3, "{i}: the ankle's distance jumps from {ld} to {d}");
+            }
+            last = Some((r.angle(), d));
+        }
+        assert!(unreachable > 5000, "the hip went out of every roll's reach ({unreachable} samples)");
+    }
+
     /// A rig whose foot joints hang from the root, beside their legs (as
     /// RobotExpressive's): root → hips → UpperLeg{L,R} → LowerLeg{L,R}, and
     /// root → Foot{L,R}.
@@ -608,6 +642,47 @@ mod tests {
             height: 1.1,
             humanoid: None,
             notes: vec![],
+        }
+    }
+
+    #[test]
+    fn a_detached_knee_bends_about_its_hinge_through_a_straight_leg() {
+        // A clip bends the left knee forwards (the shin swung back): that is
+        // its hinge. The foot then rises from a straight leg, millimetre by
+        // millimetre: the knee bends forwards every time, never flipping
+        // back or sideways as the bend plane of a straight leg would let it.
+        let mut c = detached_rig();
+        let mut bent = c.skeleton.rest_pose();
+        bent[3].rotation = Quat::from_axis_angle(&V3::x_axis(), 0.5);
+        c.clips = vec![crate::character::Clip {
+            name: "bend".into(),
+            frame_interval: 0.1,
+            frames: vec![c.skeleton.rest_pose(), bent],
+            cyclic: false,
+        }];
+        let hinge = detached_knee_hinge(&c, Foot::Left).expect("the clip bends the knee");
+        assert!((hinge - V3::x()).norm() < 1e-9, "{hinge:?}");
+        assert_eq!(detached_knee_hinge(&c, Foot::Right), None, "the right knee never bends");
+        let legs = Legs::new(&c).with_detached_hinges(&c);
+        let mut last: Option<V3> = None;
+        for i in 0..200 {
+            let mut pose = c.skeleton.rest_pose();
+            // Sideways a little too, so that the bend plane is the hinge's
+            // only by the hinge.
+            pose[6].translation += V3::new(0.002 * f64::from(i % 7), 0.0005 * f64::from(i), 0.0);
+            let mut fk = PoseFk::new(&c.skeleton, pose);
+            follow_foot_fk(&legs, &mut fk, Foot::Left);
+            let (h, k, a) = (fk.position(2), fk.position(3), fk.position(6));
+            // The knee ahead of the line from the hip to the foot.
+            let along = (a - h).normalize();
+            let off = (k - h) - along * (k - h).dot(&along);
+            if i > 20 {
+                assert!(off.z > 0.0 && off.z > 10.0 * off.x.abs(), "{i}: the knee bends {off:?}");
+            }
+            if let Some(l) = last {
+                assert!((k - l).norm() < 0.02, "{i}: the knee jumps {} m", (k - l).norm());
+            }
+            last = Some(k);
         }
     }
 

@@ -298,7 +298,8 @@ impl<'a> Retarget<'a> {
         if hangs {
             let g = sk.globals(pose);
             let (hip, knee, at) = (position_of(&g[upper]), position_of(&g[lower]), position_of(&g[ankle]));
-            let reach = 0.999 * ((knee - hip).norm() + (at - knee).norm());
+            // The reach of two_bone_ik (which straightens a leg to 99.95 %).
+            let reach = 0.9995 * ((knee - hip).norm() + (at - knee).norm());
             let roll = heel_roll(want, contact, hip, reach);
             let want = contact + roll * (want - contact);
             let foot_q = foot_q.map(|q| roll * q);
@@ -409,6 +410,47 @@ mod tests {
         c.humanoid = crate::character::humanoid_of(&c.skeleton);
         c.clips.clear();
         c
+    }
+
+    #[test]
+    fn a_planted_ball_stays_down_on_short_legs_with_long_feet() {
+        // Thighs and shins at 0.35 of the built-in's, its feet kept, the body
+        // lowered onto them (as the KayKit rigs): the source's foot pitched
+        // about its ball would hold the long foot's ankle beyond the short
+        // leg's reach; the foot rolls further, heel up, and the ball stays.
+        let src = builtin::character();
+        let mut dst = src.clone();
+        let sk = &mut dst.skeleton;
+        let mut lowered = 0.0;
+        for side in ["l", "r"] {
+            for bone in ["shin", "foot"] {
+                let j = sk.find(&format!("{bone}_{side}")).unwrap();
+                if side == "l" {
+                    lowered -= 0.65 * sk.joints[j].rest.translation.y;
+                }
+                sk.joints[j].rest.translation *= 0.35;
+            }
+        }
+        let hips = sk.find("hips").unwrap();
+        sk.joints[hips].rest.translation.y -= lowered;
+        let r = Retarget::new(&src, &dst).unwrap();
+        let clip = src.clips.iter().find(|k| k.name == "walk 1.33 m/s").unwrap();
+        let out = r.clip(clip);
+        for foot in Foot::BOTH {
+            let (cs, ct) = (src.foot(foot).contact, dst.foot(foot).contact);
+            let hs: Vec<f64> = clip.frames.iter().map(|f| src.skeleton.positions(f)[cs].y).collect();
+            let ht: Vec<f64> = out.frames.iter().map(|f| dst.skeleton.positions(f)[ct].y).collect();
+            let (ls, lt) =
+                (hs.iter().copied().fold(f64::INFINITY, f64::min), ht.iter().copied().fold(f64::INFINITY, f64::min));
+            let mut planted = 0;
+            for (i, (a, b)) in hs.iter().zip(&ht).enumerate() {
+                if a - ls < 0.002 {
+                    planted += 1;
+                    assert!(b - lt < 0.005, "{foot:?} frame {i}: the planted ball is {:.3} m up", b - lt);
+                }
+            }
+            assert!(planted > clip.frames.len() / 4, "{planted} planted frames");
+        }
     }
 
     #[test]
