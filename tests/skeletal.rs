@@ -273,7 +273,11 @@ fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     assert!(ms.keys >= ps.keys && ms.keys < ps.keys + ps.keys / 50, "{} vs {} keys", ms.keys, ps.keys);
     // Read back by the runtime (meshopt decoder, QUATERNION and EXPONENTIAL
     // filters), the compressed tile plays within twice the position bound of
-    // the plain one at every joint, and within 0.1 mm almost everywhere.
+    // the plain one at every joint, and within 0.1 mm almost everywhere. The
+    // bounds hold at the baked samples (both files within one bound of
+    // them); between samples, where these times mostly fall, each file's
+    // joints follow the slerps of its own keys, which are not a lerp of the
+    // samples: 20 µm is allowed for that.
     let (a, b) = (Tile::from_glb(&plain).unwrap(), Tile::from_glb(&packed).unwrap());
     let (sa, sb) = (JointSampler::new(&a).unwrap(), JointSampler::new(&b).unwrap());
     let (mut ca, mut cb, mut pa, mut pb) = (sa.cursors(), sb.cursors(), sa.poses(), sb.poses());
@@ -292,7 +296,7 @@ fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     }
     d.sort_by(f64::total_cmp);
     let (max, p95) = (d[d.len() - 1], d[d.len() * 95 / 100]);
-    assert!(max <= 2.0 * tol.position && p95 < 1e-4, "max {max} m, p95 {p95} m");
+    assert!(max <= 2.0 * tol.position + 2e-5 && p95 < 1e-4, "max {max} m, p95 {p95} m");
 }
 
 /// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.
@@ -471,12 +475,24 @@ fn the_synthesised_pose_is_continuous_across_every_lift_off_and_landing() {
         // Every plant and lift-off strictly inside the footsteps' span is
         // checked, and a loop's closing.
         if let (Some(first), Some(last)) = (anim.footsteps.first(), anim.footsteps.last()) {
-            let inside = |t: f64| t > first.t.max(trace.times[0]) + 1e-6 && t < last.t.min(trace.times[trace.times.len() - 1]) - 1e-6;
+            let inside = |t: f64| {
+                t > first.t.max(trace.times[0]) + 1e-6 && t < last.t.min(trace.times[trace.times.len() - 1]) - 1e-6
+            };
             let expected = anim.footsteps.iter().flat_map(|f| [f.t, f.lift]).filter(|&t| inside(t)).count();
-            assert!(trace.events.len() >= expected.saturating_sub(4), "agent {a}: {} events for {expected}", trace.events.len());
+            assert!(
+                trace.events.len() >= expected.saturating_sub(4),
+                "agent {a}: {} events for {expected}",
+                trace.events.len()
+            );
         }
         for e in &trace.events {
-            assert!(e.distance < 1e-3, "agent {a}: a joint jumps {:.1} mm at the {} at {:.4} s", 1e3 * e.distance, e.kind.name(), e.t);
+            assert!(
+                e.distance < 1e-3,
+                "agent {a}: a joint jumps {:.1} mm at the {} at {:.4} s",
+                1e3 * e.distance,
+                e.kind.name(),
+                e.t
+            );
             events += 1;
         }
     }

@@ -444,9 +444,39 @@ pub fn follow_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot) {
     let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
     let bend = match leg.detached_hinge {
         Some(hinge) => {
+            // The turn θ of the lower leg about the hinge through the knee
+            // that puts its end at distance d from the hip (Rodrigues:
+            // |m + cos θ w⊥ + sin θ (n × w)|² = E + P cos θ + Q sin θ, with
+            // w = end − knee, w⊥ its part across the hinge n and m the
+            // hip-to-knee vector plus w's part along it): of the two, the
+            // one that leaves the knee bent forwards about the hinge; a
+            // shin twisted out of the hinge's plane is not straightened.
             let axis = nalgebra::Unit::new_normalize(fk.rotation(upper) * hinge);
             let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
-            Quat::from_axis_angle(&axis, want - now)
+            let w = a - k;
+            let w_par = axis.into_inner() * w.dot(&axis);
+            let w_perp = w - w_par;
+            let m = k - h + w_par;
+            let across = axis.cross(&w);
+            let e = m.norm_squared() + w_perp.norm_squared();
+            let (p, q) = (2.0 * m.dot(&w_perp), 2.0 * m.dot(&across));
+            let (r, phi) = (p.hypot(q), q.atan2(p));
+            let c = ((d * d - e) / r.max(1e-300)).clamp(-1.0, 1.0);
+            let bent = |t: f64| {
+                let end = k + w_par + w_perp * t.cos() + across * t.sin();
+                let v2 = (end - k).normalize();
+                u.cross(&v2).dot(&axis).atan2(u.dot(&v2))
+            };
+            let theta = [phi + c.acos(), phi - c.acos()]
+                .into_iter()
+                .map(|t| (t + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI)
+                .min_by(|&x, &y| {
+                    let key = |t: f64| (bent(t) < 0.0, (bent(t) - want).abs());
+                    let (kx, ky) = (key(x), key(y));
+                    kx.0.cmp(&ky.0).then(kx.1.total_cmp(&ky.1))
+                })
+                .unwrap_or(want - now);
+            Quat::from_axis_angle(&axis, theta)
         }
         None => {
             let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9).unwrap_or_else(|| {
