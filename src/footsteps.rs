@@ -653,15 +653,40 @@ fn search(
         let excess = {
             let extra = turn - blend.rotation;
             let (rs, rd) = (blend.root_start, blend.root_displacement);
-            let pull = |u: f64, r: &[f64; 2]| {
-                let (s, c) = (a.heading + extra * u * u * (3.0 - 2.0 * u)).sin_cos();
-                let o = [rs[0] + u * rd[0], rs[1] + u * rd[1]];
+            let offset = |u: f64| [rs[0] + u * rd[0], rs[1] + u * rd[1]];
+            // Squared pull at phase u with the heading's sine and cosine.
+            let pull2 = |u: f64, (s, c): (f64, f64), r: &[f64; 2]| {
+                let o = offset(u);
                 let pred = [a.position[0] + o[0] * c - o[1] * s, a.position[1] + o[0] * s + o[1] * c];
-                (r[0] - pred[0]).hypot(r[1] - pred[1])
+                (r[0] - pred[0]).powi(2) + (r[1] - pred[1]).powi(2)
             };
-            let most =
-                between.iter().enumerate().map(|(k, r)| pull((k + 1) as f64 / 4.0, r)).fold(pull(1.0, &rb), f64::max);
-            (most - gait.slack).max(0.0)
+            let at = |k: usize| if k < 3 { &between[k] } else { &rb };
+            let phase = |k: usize| (k + 1) as f64 / 4.0;
+            // smoothstep(u) at u = 1/4, 1/2, 3/4 and 1.
+            const SMOOTH: [f64; 4] = [5.0 / 32.0, 0.5, 27.0 / 32.0, 1.0];
+            // Within the slack for certain without turning: the pull with
+            // a's heading, plus how far the turn can move the prediction
+            // (|o| · |turn|, |o| at most its 1-norm), is within it.
+            let sure = (0..4).all(|k| {
+                let o = offset(phase(k));
+                let turn_move = (o[0].abs() + o[1].abs()) * extra.abs() * SMOOTH[k];
+                let room = gait.slack - turn_move;
+                room >= 0.0 && pull2(phase(k), (cs_a.1, cs_a.0), at(k)) <= room * room
+            });
+            if sure {
+                0.0
+            } else {
+                // The heading at those phases is a's turned by the extra
+                // turn times 5/32, 1/2, 27/32 and 1: two sines and cosines
+                // (of 5/32 and 1/2 of it) make all four.
+                let mul = |x: (f64, f64), y: (f64, f64)| (x.0 * y.1 + x.1 * y.0, x.1 * y.1 - x.0 * y.0);
+                let (fifth, h) = ((extra * SMOOTH[0]).sin_cos(), (extra * 0.5).sin_cos());
+                let whole = mul(h, h);
+                let turned = [fifth, h, mul(whole, (-fifth.0, fifth.1)), whole].map(|x| mul((cs_a.1, cs_a.0), x));
+                // Squared pulls; one root, of the largest.
+                let most = (0..4).map(|k| pull2(phase(k), turned[k], at(k))).fold(0.0, f64::max);
+                if most > gait.slack * gait.slack { most.sqrt() - gait.slack } else { 0.0 }
+            }
         };
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
