@@ -111,6 +111,10 @@ pub struct GaitModel {
     /// Knee hinge axis per leg, left then right ([`Character::knee_hinge`]),
     /// for the foot IK of the synthesis.
     pub knee_hinges: [Option<V3>; 2],
+    /// How far `[m]` the synthesis may pull the root from where the stance
+    /// foot carries it (onto the path) before a leg runs out of reach: a
+    /// fifth of the leg length ([`Character::leg_length`]).
+    pub slack: f64,
 }
 
 /// The two footsteps and the gait that the seam convention fixes at a
@@ -162,7 +166,8 @@ impl GaitModel {
             })
             .collect();
         let knee_hinges = [character.knee_hinge(Foot::Left), character.knee_hinge(Foot::Right)];
-        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges })
+        let slack = 0.2 * character.leg_length();
+        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges, slack })
     }
 
     /// Offset of the contact of `foot`, just planted after a straight step of
@@ -607,12 +612,14 @@ fn search(
         }
         let blend = gait.library.blended_at(a.foot, near);
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        // The path between the plants (its key lies between theirs).
+        let between: [[f64; 2]; 3] =
+            std::array::from_fn(|k| at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb));
         // Root tracking between the plants: the path's largest distance
         // from the chord the step's root takes (a long step across a sharp
         // corner would leave the path's apex out of the legs' reach).
         let offsets: [[f64; 2]; 3] = std::array::from_fn(|k| {
-            // Between the plants: its key lies between theirs.
-            let r = at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb);
+            let r = between[k];
             let (ux, uy) = (rb[0] - ra[0], rb[1] - ra[1]);
             let u = (((r[0] - ra[0]) * ux + (r[1] - ra[1]) * uy) / d2.max(1e-12)).clamp(0.0, 1.0);
             [ra[0] + u * ux - r[0], ra[1] + u * uy - r[1]]
@@ -634,12 +641,59 @@ fn search(
         // character, while the body is still on the path.
         let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
         let mismatch = (progress - length).max(0.0);
+        // The root as the stance foot carries it (APM §4.3): where the
+        // blend puts the root relative to the stance contact at each phase,
+        // turned about the contact by the step's turn beyond the clips'
+        // (as the synthesis spreads it, with a smoothstep). The synthesis
+        // pulls the root onto the path; the legs absorb a pull up to
+        // `gait.slack`, beyond which the root must leave the path by the
+        // excess or the planted foot slides. A long slow step round a
+        // sharp corner, the path sweeping on past the planted foot, pulls
+        // the body far beyond a short leg's reach.
+        let excess = {
+            let extra = turn - blend.rotation;
+            let (rs, rd) = (blend.root_start, blend.root_displacement);
+            let offset = |u: f64| [rs[0] + u * rd[0], rs[1] + u * rd[1]];
+            // Squared pull at phase u with the heading's sine and cosine.
+            let pull2 = |u: f64, (s, c): (f64, f64), r: &[f64; 2]| {
+                let o = offset(u);
+                let pred = [a.position[0] + o[0] * c - o[1] * s, a.position[1] + o[0] * s + o[1] * c];
+                (r[0] - pred[0]).powi(2) + (r[1] - pred[1]).powi(2)
+            };
+            let at = |k: usize| if k < 3 { &between[k] } else { &rb };
+            let phase = |k: usize| (k + 1) as f64 / 4.0;
+            // smoothstep(u) at u = 1/4, 1/2, 3/4 and 1.
+            const SMOOTH: [f64; 4] = [5.0 / 32.0, 0.5, 27.0 / 32.0, 1.0];
+            // Within the slack for certain without turning: the pull with
+            // a's heading, plus how far the turn can move the prediction
+            // (|o| · |turn|, |o| at most its 1-norm), is within it.
+            let sure = (0..4).all(|k| {
+                let o = offset(phase(k));
+                let turn_move = (o[0].abs() + o[1].abs()) * extra.abs() * SMOOTH[k];
+                let room = gait.slack - turn_move;
+                room >= 0.0 && pull2(phase(k), (cs_a.1, cs_a.0), at(k)) <= room * room
+            });
+            if sure {
+                0.0
+            } else {
+                // The heading at those phases is a's turned by the extra
+                // turn times 5/32, 1/2, 27/32 and 1: two sines and cosines
+                // (of 5/32 and 1/2 of it) make all four.
+                let mul = |x: (f64, f64), y: (f64, f64)| (x.0 * y.1 + x.1 * y.0, x.1 * y.1 - x.0 * y.0);
+                let (fifth, h) = ((extra * SMOOTH[0]).sin_cos(), (extra * 0.5).sin_cos());
+                let whole = mul(h, h);
+                let turned = [fifth, h, mul(whole, (-fifth.0, fifth.1)), whole].map(|x| mul((cs_a.1, cs_a.0), x));
+                // Squared pulls; one root, of the largest.
+                let most = (0..4).map(|k| pull2(phase(k), turned[k], at(k))).fold(0.0, f64::max);
+                if most > gait.slack * gait.slack { most.sqrt() - gait.slack } else { 0.0 }
+            }
+        };
         let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
         let extra_turn = turn - blend.rotation;
         Some(
             energy
-                + p.track_weight * (miss * miss + bulge * bulge)
+                + p.track_weight * (miss * miss + bulge * bulge + excess * excess)
                 + p.length_weight * mismatch * mismatch
                 + p.warp_weight * warp * warp
                 + p.turn_weight * extra_turn * extra_turn,

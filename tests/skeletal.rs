@@ -273,7 +273,11 @@ fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     assert!(ms.keys >= ps.keys && ms.keys < ps.keys + ps.keys / 50, "{} vs {} keys", ms.keys, ps.keys);
     // Read back by the runtime (meshopt decoder, QUATERNION and EXPONENTIAL
     // filters), the compressed tile plays within twice the position bound of
-    // the plain one at every joint, and within 0.1 mm almost everywhere.
+    // the plain one at every joint, and within 0.1 mm almost everywhere. The
+    // bounds hold at the baked samples (both files within one bound of
+    // them); between samples, where these times mostly fall, each file's
+    // joints follow the slerps of its own keys, which are not a lerp of the
+    // samples: 20 µm is allowed for that.
     let (a, b) = (Tile::from_glb(&plain).unwrap(), Tile::from_glb(&packed).unwrap());
     let (sa, sb) = (JointSampler::new(&a).unwrap(), JointSampler::new(&b).unwrap());
     let (mut ca, mut cb, mut pa, mut pb) = (sa.cursors(), sb.cursors(), sa.poses(), sb.poses());
@@ -292,7 +296,7 @@ fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     }
     d.sort_by(f64::total_cmp);
     let (max, p95) = (d[d.len() - 1], d[d.len() * 95 / 100]);
-    assert!(max <= 2.0 * tol.position && p95 < 1e-4, "max {max} m, p95 {p95} m");
+    assert!(max <= 2.0 * tol.position + 2e-5 && p95 < 1e-4, "max {max} m, p95 {p95} m");
 }
 
 /// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.
@@ -395,4 +399,103 @@ fn robot_lower_legs_end_at_the_feet_as_played() {
     // reach (the body lowers only as far as the gate's dip limit allows)
     // leaves its detached foot up to about 2 cm off the leg's end.
     assert!(worst < 0.03, "a foot floats {worst:.3} m from its lower leg");
+}
+
+/// The built-in character on short legs with its own (long) feet, as the
+/// KayKit rigs are built: thighs and shins at 0.35 of their length, the body
+/// lowered onto them (a leg of 0.38 m under a foot of 0.13 m), walking with
+/// the built-in walks retargeted as `crowdpatch bake --character FILE` does
+/// for a rig without walks.
+fn short_legged() -> Character {
+    use crowdpatch::character::retarget::Retarget;
+    let source = builtin::character();
+    let mut c = source.clone();
+    let s = 0.35;
+    let sk = &mut c.skeleton;
+    // The knee and ankle below their parents, per leg.
+    let drop = |sk: &crowdpatch::character::Skeleton, side: &str| -> f64 {
+        ["shin", "foot"].iter().map(|b| -sk.joints[sk.find(&format!("{b}_{side}")).unwrap()].rest.translation.y).sum()
+    };
+    let lowered = (1.0 - s) * drop(sk, "l");
+    for side in ["l", "r"] {
+        for b in ["shin", "foot"] {
+            let j = sk.find(&format!("{b}_{side}")).unwrap();
+            sk.joints[j].rest.translation *= s;
+        }
+    }
+    let hips = sk.find("hips").unwrap();
+    sk.joints[hips].rest.translation.y -= lowered;
+    c.name = "short-legged".into();
+    let r = Retarget::new(&source, &c).unwrap();
+    c.clips = source.clips.iter().map(|k| r.clip(k)).collect();
+    assert!((c.leg_length() - 0.38).abs() < 0.02, "leg {} m", c.leg_length());
+    c
+}
+
+#[test]
+fn a_short_legged_character_walks_the_park_loop_round_its_sharp_corner() {
+    // The park's stroller loops through a 140° corner at 1.3 m/s. A step
+    // planted before the corner and held while the path swept round it left
+    // the root half a metre from a 0.4 m leg's planted foot: the foot slid
+    // 24 cm and the bake was refused.
+    let c = short_legged();
+    let patch = load_patch(&repo().join("patches/park.patch.json")).unwrap();
+    let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(c).unwrap())) };
+    let bake = bake_with(&patch, &options, &mut Silent).unwrap();
+    let s = bake.skeletal.as_ref().unwrap();
+    println!(
+        "short-legged on park: stance drift max {:.4} m (agent {} at {:.2} s), root deviation max {:.3} m, violations {:?}",
+        s.gate.stance_drift_max.value,
+        s.gate.stance_drift_max.agent,
+        s.gate.stance_drift_max.time,
+        s.gate.root_deviation_max.value,
+        s.gate.violations.iter().map(|v| &v.message).collect::<Vec<_>>()
+    );
+    assert!(s.gate.passed(), "{:?}", s.gate.violations);
+    assert!(s.gate.stance_drift_max.value < 0.01, "a planted foot slides {} m", s.gate.stance_drift_max.value);
+    // Its retargeted walks are walks: the planted ball stays down, so the
+    // library has steps with double support, forwards, and turning ones.
+    let lib = &options.skeletal.as_ref().unwrap().gait.library;
+    let walking = lib.steps.iter().filter(|st| st.annotation.landing[0] > 0.05 && st.annotation.lift > 0.1).count();
+    let turning = lib.steps.iter().filter(|st| st.annotation.rotation.abs() > 0.2).count();
+    assert!(walking >= 10 && turning >= 2, "{walking} forward steps, {turning} turning steps");
+}
+
+#[test]
+fn the_synthesised_pose_is_continuous_across_every_lift_off_and_landing() {
+    // Each plant and lift-off switches what holds a foot (its footprint, its
+    // swing, the next step's blend): the pose on both sides of it must be the
+    // same. A jump there shows only as a fast move between played samples.
+    let patch = load_patch(&repo().join("patches/park.patch.json")).unwrap();
+    let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(builtin::character()).unwrap())) };
+    let bake = bake_with(&patch, &options, &mut Silent).unwrap();
+    let s = bake.skeletal.as_ref().unwrap();
+    let mut events = 0;
+    for (a, (trace, anim)) in s.traces.iter().zip(&s.animation.agents).enumerate() {
+        // Every plant and lift-off strictly inside the footsteps' span is
+        // checked, and a loop's closing.
+        if let (Some(first), Some(last)) = (anim.footsteps.first(), anim.footsteps.last()) {
+            let inside = |t: f64| {
+                t > first.t.max(trace.times[0]) + 1e-6 && t < last.t.min(trace.times[trace.times.len() - 1]) - 1e-6
+            };
+            let expected = anim.footsteps.iter().flat_map(|f| [f.t, f.lift]).filter(|&t| inside(t)).count();
+            assert!(
+                trace.events.len() >= expected.saturating_sub(4),
+                "agent {a}: {} events for {expected}",
+                trace.events.len()
+            );
+        }
+        for e in &trace.events {
+            assert!(
+                e.distance < 1e-3,
+                "agent {a}: a joint jumps {:.1} mm at the {} at {:.4} s",
+                1e3 * e.distance,
+                e.kind.name(),
+                e.t
+            );
+            events += 1;
+        }
+    }
+    assert!(events > 300, "{events} events checked");
+    assert!(s.gate.event_jump_max.value < 1e-3 && s.gate.passed(), "{:?}", s.gate.violations);
 }

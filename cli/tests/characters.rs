@@ -62,13 +62,15 @@ fn every_shared_humanoid_is_mapped_and_can_walk_and_an_animation_file_is_refused
 }
 
 #[test]
-fn shared_humanoids_bake_figure7_and_the_avenue_within_the_quality_gate() {
+fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate() {
     let Some(dir) = shared("characters") else {
         println!("SKIPPED: ../shared/data/characters is absent");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    for (name, patch) in WALKERS.iter().flat_map(|n| ["figure7", "avenue"].map(|p| (n, p))) {
+    // The park's loops turn through corners of 140°: a long step round one
+    // left a short leg's planted foot out of reach.
+    for (name, patch) in WALKERS.iter().flat_map(|n| ["figure7", "avenue", "park"].map(|p| (n, p))) {
         let file = dir.join(name);
         let glb = format!("{name}-{patch}.glb");
         let report = format!("{name}-{patch}.report.json");

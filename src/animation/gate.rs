@@ -12,9 +12,13 @@
 //! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
 //! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
 //! | step length | landing of each step from the stance foot, along the direction halfway between the two footsteps' headings, over the leg length | ≥ −0.2 (a foot set a little behind the other while turning on the spot is no step backwards; −1 is) |
+//! | continuity | per step event (each plant and lift-off, and a loop's closing), the largest move of any joint of the synthesised pose from just before the event to just after it ([`crate::animation::sampling::EventJump`]) | ≤ 1 mm (a pop) |
 //!
 //! Maxima are reported, not only means and percentiles, so that a single
-//! jump shows. Cost: O(samples · joints) per agent.
+//! jump shows. The joint speeds are measured between samples 1/120 s
+//! apart, where a pop reads as a fast but continuous move: the continuity
+//! check compares the poses either side of each event itself. Cost:
+//! O(samples · joints) per agent.
 
 use crate::animation::sampling::Trace;
 use crate::character::Character;
@@ -40,6 +44,8 @@ pub struct GateLimits {
     pub joint_speed: f64,
     /// Shortest step over the leg length (negative: a step backwards).
     pub step_length_min: f64,
+    /// Largest move of a joint across a step event `[m]` (a pop).
+    pub event_jump: f64,
 }
 
 impl Default for GateLimits {
@@ -51,6 +57,7 @@ impl Default for GateLimits {
             hip_height_drop: 0.2,
             joint_speed: 30.0,
             step_length_min: -0.2,
+            event_jump: 0.001,
         }
     }
 }
@@ -111,6 +118,9 @@ pub struct GateReport {
     pub joint_speed_max: Worst,
     /// The shortest step `[m]`.
     pub step_length_min: Worst,
+    /// The largest move of a joint across a step event `[m]` (what: the
+    /// joint and the event).
+    pub event_jump_max: Worst,
     /// Limits broken (empty: the bake passes).
     pub violations: Vec<Violation>,
 }
@@ -170,7 +180,19 @@ pub fn check(
     let mut ratio_min = None;
     let mut speed_max = None;
     let mut step_min = None;
+    let mut jump_max = None;
     for (a, (anim, tr)) in anims.iter().zip(traces).enumerate() {
+        // Continuity across step events.
+        for e in &tr.events {
+            let what = || {
+                let joint = character.skeleton.joints.get(e.joint).map_or("?", |j| j.name.as_str());
+                match e.foot {
+                    Some(f) => format!("joint {joint} at the {} foot's {}", f.name(), e.kind.name()),
+                    None => format!("joint {joint} at the {}", e.kind.name()),
+                }
+            };
+            worse(&mut jump_max, e.distance, a, e.t, what, true);
+        }
         // Stance drift, per footstep.
         for fs in &anim.footsteps {
             let k = fs.foot.index();
@@ -244,6 +266,7 @@ pub fn check(
         hip_height_min: ratio_min.unwrap_or(Worst { value: 1.0, ..Worst::default() }),
         joint_speed_max: speed_max.unwrap_or_default(),
         step_length_min: step_min.unwrap_or_default(),
+        event_jump_max: jump_max.unwrap_or_default(),
         violations: Vec::new(),
     };
     report.violations = violations(&report, leg, speed_limit);
@@ -333,6 +356,20 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
             ),
         );
     }
+    if r.event_jump_max.value > r.limits.event_jump {
+        over(
+            "event_jump_max",
+            r.event_jump_max.value,
+            r.limits.event_jump,
+            &r.event_jump_max,
+            format!(
+                "{} jumps {:.1} mm (limit {:.1} mm): a pop",
+                r.event_jump_max.what,
+                1000.0 * r.event_jump_max.value,
+                1000.0 * r.limits.event_jump
+            ),
+        );
+    }
     if r.step_length_min.value < r.limits.step_length_min * leg {
         over(
             "step_length_min",
@@ -348,4 +385,55 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
         );
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::animation::sampling::{EventJump, EventKind};
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::Foot;
+
+    fn gate_of(jumps: &[f64]) -> GateReport {
+        let c = builtin::character();
+        let events = jumps
+            .iter()
+            .enumerate()
+            .map(|(i, &distance)| EventJump {
+                t: 1.0 + i as f64,
+                kind: EventKind::Lift,
+                foot: Some(Foot::Left),
+                distance,
+                joint: c.foot(Foot::Left).contact,
+            })
+            .collect();
+        let trace = Trace { events, ..Trace::default() };
+        let anim = AgentAnimation {
+            footsteps: Vec::new(),
+            times: Vec::new(),
+            translations: Vec::new(),
+            rotations: Vec::new(),
+        };
+        check(&c, &[anim], &[trace], &|_, _| None, 0.9, &GateLimits::default())
+    }
+
+    #[test]
+    fn a_pop_at_a_step_event_fails_the_gate_and_a_continuous_pose_passes() {
+        // The toe moving 17 mm across a lift-off: between played samples
+        // 1/120 s apart it reads as 2 m/s, far under the joint speed limit.
+        let g = gate_of(&[2e-5, 0.017, 3e-5]);
+        assert!(!g.passed());
+        let v = &g.violations[0];
+        assert_eq!(v.metric, "event_jump_max");
+        assert!((v.time - 2.0).abs() < 1e-12 && (v.value - 0.017).abs() < 1e-12, "{v:?}");
+        assert!(
+            v.message.contains("toe_l") && v.message.contains("lift-off") && v.message.contains("17.0 mm"),
+            "{}",
+            v.message
+        );
+        // A joint moving at 20 m/s moves 40 µm across the event's span.
+        let g = gate_of(&[2e-5, 4e-5]);
+        assert!(g.passed(), "{:?}", g.violations);
+        assert!((g.event_jump_max.value - 4e-5).abs() < 1e-15);
+    }
 }

@@ -43,6 +43,10 @@ pub struct Leg {
     pub end_local: Option<V3>,
     /// The inverse of the foot joint's model-frame rotation at rest.
     pub rest_ankle_inverse: Quat,
+    /// For a detached leg: its knee's hinge axis in the upper leg's frame
+    /// ([`detached_knee_hinge`]), when [`Legs::with_detached_hinges`] found
+    /// one; [`follow_foot_fk`] then bends the knee about it.
+    pub detached_hinge: Option<V3>,
 }
 
 impl Legs {
@@ -75,9 +79,19 @@ impl Legs {
                 detached_shin,
                 end_local,
                 rest_ankle_inverse: rotation_of(&rest[ankle]).inverse(),
+                detached_hinge: None,
             }
         });
         Legs { leg_length: character.leg_length(), top, feet }
+    }
+
+    /// These legs with the knee hinges of their detached legs
+    /// ([`detached_knee_hinge`]) from `character`'s clips. O(clips · joints).
+    pub fn with_detached_hinges(mut self, character: &Character) -> Legs {
+        for foot in Foot::BOTH {
+            self.feet[foot.index()].detached_hinge = detached_knee_hinge(character, foot);
+        }
+        self
     }
 
     /// The leg of `foot`.
@@ -162,9 +176,6 @@ pub fn move_foot(character: &Character, pose: &mut Pose, foot: Foot, delta: V3, 
 
 /// [`move_foot`] on a [`PoseFk`], with the character's [`Legs`].
 pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hinge: Option<V3>) {
-    if delta.norm() < 1e-9 {
-        return;
-    }
     let leg = legs.leg(foot);
     let ankle = leg.ankle;
     match leg.bent {
@@ -182,6 +193,9 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
             fk.set_rotation(ankle, q);
         }
         None => {
+            if delta.norm() < 1e-9 {
+                return;
+            }
             let parent = fk.skeleton().joints[ankle].parent.map_or_else(nalgebra::Matrix4::identity, |p| fk.global(p));
             let lin = parent.fixed_view::<3, 3>(0, 0).into_owned();
             if let Some(inv) = lin.try_inverse() {
@@ -202,7 +216,7 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
 /// gives `|contact + R(θ)a − hip|² = E + P cos θ + Q sin θ`, which meets
 /// `reach²` at `θ = φ ± acos(S / √(P² + Q²))`. The roll is continuous in its
 /// inputs, so the body it lowers ([`reach_fix`]) moves smoothly. O(1).
-pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
+pub(crate) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Quat {
     let arm = ankle_at - contact_at;
     if arm.norm() <= 1e-9 || (ankle_at - hip).norm() <= reach {
         return Quat::identity();
@@ -220,18 +234,31 @@ pub(super) fn heel_roll(ankle_at: V3, contact_at: V3, hip: V3, reach: f64) -> Qu
     // Aimed a hair inside the reach, so that rounding leaves it reached.
     let inside = reach * (1.0 - 1e-9);
     let c = (inside * inside - e) / r.max(1e-300);
-    let mut theta = MAX_HEEL_ROLL;
+    let tau = std::f64::consts::TAU;
+    let mut theta = None::<f64>;
     if c.abs() <= 1.0 {
         let w = c.acos();
         for cand in [phi - w, phi + w] {
             // `rem_euclid` is the angle itself in [0, 2π) (exact: no fmod).
-            let tau = std::f64::consts::TAU;
             let t = if (0.0..tau).contains(&cand) { cand } else { cand.rem_euclid(tau) };
-            if t > 0.0 && t < theta {
-                theta = t;
+            if t > 0.0 && t < theta.unwrap_or(MAX_HEEL_ROLL) {
+                theta = Some(t);
             }
         }
     }
+    // Out of reach at every roll up to the largest: the roll that brings
+    // the ankle nearest the hip (the distance is least at φ + π), so that
+    // the roll, and the body's lowering that makes up the rest, are
+    // continuous where the reach is just met (a reach met only past the
+    // largest roll ends there as well).
+    let theta = theta.unwrap_or_else(|| {
+        let least = (phi + std::f64::consts::PI).rem_euclid(tau);
+        let least = if least > std::f64::consts::PI { least - tau } else { least };
+        let dist = |t: f64| e + p * t.cos() + q * t.sin();
+        [0.0, MAX_HEEL_ROLL, least.clamp(0.0, MAX_HEEL_ROLL)]
+            .into_iter()
+            .fold(0.0, |b, t| if dist(t) < dist(b) { t } else { b })
+    });
     Quat::from_axis_angle(&k, dir * theta)
 }
 
@@ -348,6 +375,39 @@ pub fn detached_leg(character: &Character, foot: Foot) -> Option<(usize, usize)>
     Some((upper, lower))
 }
 
+/// The knee's hinge axis of a [`detached_leg`] in its upper leg's frame
+/// (unit), from the most bent knee among the rest pose and the clips' poses
+/// (the knee at the lower leg, the end at the foot joint's rest position in
+/// the lower leg's frame), oriented so that bending the knee is a positive
+/// rotation about it; `None` for a leg that is not detached or a knee that
+/// never bends (more than 0.1 rad). As
+/// [`crate::character::Character::knee_hinge`] for a foot hanging from its
+/// leg. O(clips · joints).
+pub fn detached_knee_hinge(character: &Character, foot: Foot) -> Option<V3> {
+    let (upper, lower) = detached_leg(character, foot)?;
+    let sk = &character.skeleton;
+    let rest = sk.globals(&sk.rest_pose());
+    let end_local = (rest[lower].try_inverse()? * rest[character.foot(foot).ankle].column(3).into_owned()).xyz();
+    let mut poses = vec![sk.rest_pose()];
+    for clip in &character.clips {
+        let d = clip.duration();
+        poses.extend((0..24).map(|i| clip.sample(d * i as f64 / 24.0)));
+    }
+    let mut best: Option<(f64, V3)> = None;
+    for pose in &poses {
+        let g = sk.globals(pose);
+        let (h, k) = (position_of(&g[upper]), position_of(&g[lower]));
+        let a = (g[lower] * end_local.push(1.0)).xyz();
+        let (Some(u), Some(v)) = ((k - h).try_normalize(1e-9), (a - k).try_normalize(1e-9)) else { continue };
+        let c = u.cross(&v);
+        let bend = c.norm().atan2(u.dot(&v));
+        if bend > best.map_or(0.1, |b| b.0) {
+            best = Some((bend, rotation_of(&g[upper]).inverse() * c.normalize()));
+        }
+    }
+    best.map(|b| b.1)
+}
+
 /// Bends the leg chain of [`detached_leg`] by two-bone IK (law of cosines
 /// at the knee, then a swing of the upper leg) so that the lower leg's end
 /// (the foot joint's rest position in the lower leg's frame) reaches the
@@ -377,13 +437,55 @@ pub fn follow_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot) {
     }
     let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, 0.999 * (l1 + l2));
     // Knee: set the angle between the thigh and the shin to the one that
-    // puts the end at distance d from the hip, about the current bend normal.
+    // puts the end at distance d from the hip, about the knee's hinge (the
+    // same way always, so that a nearly straight leg never flips its bend
+    // from one frame to the next), else about the current bend normal.
     let (u, v) = ((k - h) / l1, (a - k) / l2);
-    let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9)
-        .unwrap_or_else(|| nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z())));
-    let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
     let want = ((d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
-    let bend = Quat::from_axis_angle(&normal, want - cur);
+    let bend = match leg.detached_hinge {
+        Some(hinge) => {
+            // The turn θ of the lower leg about the hinge through the knee
+            // that puts its end at distance d from the hip (Rodrigues:
+            // |m + cos θ w⊥ + sin θ (n × w)|² = E + P cos θ + Q sin θ, with
+            // w = end − knee, w⊥ its part across the hinge n and m the
+            // hip-to-knee vector plus w's part along it): of the two, the
+            // one that leaves the knee bent forwards about the hinge; a
+            // shin twisted out of the hinge's plane is not straightened.
+            let axis = nalgebra::Unit::new_normalize(fk.rotation(upper) * hinge);
+            let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
+            let w = a - k;
+            let w_par = axis.into_inner() * w.dot(&axis);
+            let w_perp = w - w_par;
+            let m = k - h + w_par;
+            let across = axis.cross(&w);
+            let e = m.norm_squared() + w_perp.norm_squared();
+            let (p, q) = (2.0 * m.dot(&w_perp), 2.0 * m.dot(&across));
+            let (r, phi) = (p.hypot(q), q.atan2(p));
+            let c = ((d * d - e) / r.max(1e-300)).clamp(-1.0, 1.0);
+            let bent = |t: f64| {
+                let end = k + w_par + w_perp * t.cos() + across * t.sin();
+                let v2 = (end - k).normalize();
+                u.cross(&v2).dot(&axis).atan2(u.dot(&v2))
+            };
+            let theta = [phi + c.acos(), phi - c.acos()]
+                .into_iter()
+                .map(|t| (t + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI)
+                .min_by(|&x, &y| {
+                    let key = |t: f64| (bent(t) < 0.0, (bent(t) - want).abs());
+                    let (kx, ky) = (key(x), key(y));
+                    kx.0.cmp(&ky.0).then(kx.1.total_cmp(&ky.1))
+                })
+                .unwrap_or(want - now);
+            Quat::from_axis_angle(&axis, theta)
+        }
+        None => {
+            let normal = nalgebra::Unit::try_new(u.cross(&v), 1e-9).unwrap_or_else(|| {
+                nalgebra::Unit::new_normalize(u.cross(&V3::x()).try_normalize(1e-9).unwrap_or(V3::z()))
+            });
+            let cur = u.dot(&v).clamp(-1.0, 1.0).acos();
+            Quat::from_axis_angle(&normal, want - cur)
+        }
+    };
     let lower_parent = fk.rotation(upper);
     let q = lower_parent.inverse() * (bend * fk.rotation(lower));
     fk.set_rotation(lower, q);
@@ -500,6 +602,40 @@ mod tests {
         assert!(V3::new(fix.x, 0.0, fix.z).norm() <= MAX_ROOT_SHIFT * c.leg_length() + 1e-12);
     }
 
+    #[test]
+    fn heel_roll_is_continuous_where_no_roll_reaches_any_more() {
+        // The hip moves away until no roll of the foot brings the ankle
+        // within reach: the roll goes on to the one that brings it nearest,
+        // continuously, rather than jumping to the largest roll.
+        let (contact, ankle) = (V3::new(0.0, 0.0, 0.1), V3::new(0.0, 0.08, -0.05));
+        let reach = 0.8;
+        let mut last: Option<(f64, f64)> = None;
+        let mut unreachable = 0;
+        for i in 0..20_000 {
+            let hip = V3::new(0.0, 0.75, -0.3 - 2e-5 * f64::from(i));
+            let r = heel_roll(ankle, contact, hip, reach);
+            let rolled = contact + r * (ankle - contact);
+            let d = (rolled - hip).norm();
+            if d > reach + 1e-9 {
+                unreachable += 1;
+                // The nearest roll: rolling a little more or less is farther.
+                for e in [-1e-3, 1e-3] {
+                    let k = nalgebra::Unit::new_normalize(r.axis().map_or(V3::x(), |a| a.into_inner()));
+                    let t = (r.angle() + e).clamp(0.0, MAX_HEEL_ROLL);
+                    let other = contact + Quat::from_axis_angle(&k, t) * (ankle - contact);
+                    assert!((other - hip).norm() >= d - 1e-9, "{i}: a roll of {t} brings the ankle nearer");
+                }
+            }
+            if let Some((l, ld)) = last {
+                // (Steep only where the reach is just met: a square root.)
+                assert!((r.angle() - l).abs() < 0.02, "{i}: the roll jumps from {l} to {}", r.angle());
+                assert!((d - ld).abs() < 1e-3, "{i}: the ankle's distance jumps from {ld} to {d}");
+            }
+            last = Some((r.angle(), d));
+        }
+        assert!(unreachable > 5000, "the hip went out of every roll's reach ({unreachable} samples)");
+    }
+
     /// A rig whose foot joints hang from the root, beside their legs (as
     /// RobotExpressive's): root → hips → UpperLeg{L,R} → LowerLeg{L,R}, and
     /// root → Foot{L,R}.
@@ -536,6 +672,47 @@ mod tests {
             height: 1.1,
             humanoid: None,
             notes: vec![],
+        }
+    }
+
+    #[test]
+    fn a_detached_knee_bends_about_its_hinge_through_a_straight_leg() {
+        // A clip bends the left knee forwards (the shin swung back): that is
+        // its hinge. The foot then rises from a straight leg, millimetre by
+        // millimetre: the knee bends forwards every time, never flipping
+        // back or sideways as the bend plane of a straight leg would let it.
+        let mut c = detached_rig();
+        let mut bent = c.skeleton.rest_pose();
+        bent[3].rotation = Quat::from_axis_angle(&V3::x_axis(), 0.5);
+        c.clips = vec![crate::character::Clip {
+            name: "bend".into(),
+            frame_interval: 0.1,
+            frames: vec![c.skeleton.rest_pose(), bent],
+            cyclic: false,
+        }];
+        let hinge = detached_knee_hinge(&c, Foot::Left).expect("the clip bends the knee");
+        assert!((hinge - V3::x()).norm() < 1e-9, "{hinge:?}");
+        assert_eq!(detached_knee_hinge(&c, Foot::Right), None, "the right knee never bends");
+        let legs = Legs::new(&c).with_detached_hinges(&c);
+        let mut last: Option<V3> = None;
+        for i in 0..200 {
+            let mut pose = c.skeleton.rest_pose();
+            // Sideways a little too, so that the bend plane is the hinge's
+            // only by the hinge.
+            pose[6].translation += V3::new(0.002 * f64::from(i % 7), 0.0005 * f64::from(i), 0.0);
+            let mut fk = PoseFk::new(&c.skeleton, pose);
+            follow_foot_fk(&legs, &mut fk, Foot::Left);
+            let (h, k, a) = (fk.position(2), fk.position(3), fk.position(6));
+            // The knee ahead of the line from the hip to the foot.
+            let along = (a - h).normalize();
+            let off = (k - h) - along * (k - h).dot(&along);
+            if i > 20 {
+                assert!(off.z > 0.0 && off.z > 10.0 * off.x.abs(), "{i}: the knee bends {off:?}");
+            }
+            if let Some(l) = last {
+                assert!((k - l).norm() < 0.02, "{i}: the knee jumps {} m", (k - l).norm());
+            }
+            last = Some(k);
         }
     }
 

@@ -152,7 +152,14 @@ pub fn animate_with(
                 let mut e = s;
                 e.left = f[f.len() - 1];
                 e.right = f[f.len() - 2];
-                let (anim, trace) = step::synthesize_walker(skeletal, b, plan, (&s, &e), interval);
+                let (anim, mut trace) = step::synthesize_walker(skeletal, b, plan, (&s, &e), interval);
+                // The loop closes: its pose at the end against its pose at
+                // the start (a period apart, the same instant).
+                if let (Some(first), Some(last)) = (trace.joints.first(), trace.joints.last()) {
+                    let (joint, distance) = sampling::largest_move(last, first);
+                    let kind = sampling::EventKind::LoopClose;
+                    trace.events.push(sampling::EventJump { t: b.end(), kind, foot: None, distance, joint });
+                }
                 if r.is_some() {
                     seam::unrotate(anim, trace, t0, period, character.skeleton.len())
                 } else {

@@ -9,7 +9,7 @@
 //! a loop repeats with the period, so its pose at `t + π` is its pose at
 //! `t`. O(keys) per loop.
 
-use crate::animation::sampling::Trace;
+use crate::animation::sampling::{EventJump, Trace};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Footstep, PathKey, wrap_angle};
 
 /// The time in `[start, start + period)` at which the loop `agent` runs
@@ -142,11 +142,15 @@ pub fn unrotate(
     }
     out.footsteps = steps;
     let order = fold(&trace.times, end, period);
+    let mut events: Vec<EventJump> =
+        trace.events.iter().map(|e| if e.t > end + 1e-6 { EventJump { t: e.t - period, ..*e } } else { *e }).collect();
+    events.sort_by(|a, b| a.t.total_cmp(&b.t));
     let t = Trace {
         times: order.iter().map(|x| x.0).collect(),
         feet: order.iter().map(|x| trace.feet[x.1]).collect(),
         root: order.iter().map(|x| trace.root[x.1]).collect(),
         joints: order.iter().map(|x| trace.joints[x.1].clone()).collect(),
+        events,
     };
     (out, t)
 }
@@ -237,6 +241,7 @@ mod tests {
             feet: vec![[[0.0; 3]; 2]; 11],
             root: vec![[0.0; 2]; 11],
             joints: vec![vec![]; 11],
+            events: Vec::new(),
         };
         let (a, t) = unrotate(anim, trace, 1.0, 10.0, 1);
         assert_eq!(a.times.first(), Some(&1.0));

@@ -41,7 +41,7 @@ impl Skeletal {
         let s = (character.leg_length() / 0.95).sqrt().clamp(0.3, 2.0);
         params.min_duration *= s.min(1.0);
         params.time_step *= s.min(1.0);
-        let legs = Legs::new(&character);
+        let legs = Legs::new(&character).with_detached_hinges(&character);
         Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0, legs })
     }
 }

@@ -5,8 +5,8 @@
 //! with a few extra keys where a planted foot needs them.
 
 use super::fk::PoseFk;
-use super::ik::{Leg, follow_foot_fk, move_foot_fk, reach_fix_fk};
-use super::sampling::{Posed, Trace, gltf_yaw, output, refine_keys, sample_times, to_gltf};
+use super::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
+use super::sampling::{Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf};
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
@@ -70,6 +70,9 @@ struct Step<'a> {
     /// Swing contact (world) at lift-off and at the end without correction.
     swing_free_lift: V3,
     swing_free_end: V3,
+    /// The same with the body moved within reach ([`Step::fixed`]).
+    swing_fixed_lift: V3,
+    swing_fixed_end: V3,
 }
 
 /// Model-frame yaw of the foot joint of `leg` relative to its rest.
@@ -155,27 +158,53 @@ impl Step<'_> {
     /// [`Step::posed`] from the raw pose at `u` ([`Step::raw_pose`]).
     fn posed_from(&self, skeletal: &Skeletal, raw: Pose, u: f64) -> Posed {
         let (gait, legs) = (&skeletal.gait, &skeletal.legs);
+        let Fixed { mut p, fix } = self.fixed(skeletal, raw, u);
+        let swing = self.stance.other();
+        let down = V3::new(0.0, -fix.y, 0.0);
+        if self.root_pull > 0.0 || fix.norm() > 0.0 {
+            let dm = model_delta(legs, &mut p, self.stance, self.stance_at) + down;
+            move_foot_fk(legs, &mut p.fk, self.stance, dm, gait.knee_hinges[self.stance.index()]);
+        }
+        // The swing foot in the air goes where the body, shifted, carries
+        // it, corrected onto its footprints at both ends of the swing by
+        // offsets taken with the body shifted as it is there: so it is on
+        // its footprint exactly at lift-off and landing whatever the shift,
+        // and the pose is continuous across both.
+        let target = if u <= self.lift.min(0.95) {
+            self.swing_from
+        } else {
+            self.swing_target(legs, &mut p, u, (self.swing_fixed_lift, self.swing_fixed_end))
+        };
+        // The swing foot keeps its height from the clip.
+        let dm = model_delta(legs, &mut p, swing, target) + down;
+        move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
+        for foot in [Foot::Left, Foot::Right] {
+            follow_foot_fk(legs, &mut p.fk, foot);
+        }
+        p.into_posed()
+    }
+
+    /// Where the swing foot goes at phase `u` after its lift-off: where the
+    /// pose `p` carries it, plus the offsets that put it on its footprints
+    /// at lift-off and landing, `free` being where `p`'s kind of pose
+    /// carried it then.
+    fn swing_target(&self, legs: &Legs, p: &mut Placing<'_>, u: f64, (free_lift, free_end): (V3, V3)) -> V3 {
+        let lift = self.lift.min(0.95);
+        let c = p.fk.position(legs.leg(self.stance.other()).contact);
+        let w = p.world(c);
+        let s = smoothstep((u - lift) / (1.0 - lift));
+        w + (self.swing_from - free_lift) * (1.0 - s) + (self.swing_to - free_end) * s
+    }
+
+    /// The raw pose at `u` placed ([`Step::place`]) and its body moved by
+    /// [`reach_fix_fk`] so that both feet (the swing foot at its target,
+    /// its weight fading out after its lift-off and in before its landing)
+    /// are within reach; the move made.
+    fn fixed<'s>(&self, skeletal: &'s Skeletal, raw: Pose, u: f64) -> Fixed<'s> {
+        let legs = &skeletal.legs;
         let mut p = self.place(skeletal, raw, u);
         let swing = self.stance.other();
         let lift = self.lift.min(0.95);
-        let back = yaw(-p.yaw);
-        // Horizontal model-frame moves of the stance foot onto its footprint
-        // and of the swing foot onto its target.
-        let model_delta = |p: &mut Placing<'_>, foot: Foot, target: V3| {
-            let c = p.fk.position(legs.leg(foot).contact);
-            let w = p.world(c);
-            back * V3::new(target.x - w.x, 0.0, target.z - w.z)
-        };
-        let swing_target = |p: &mut Placing<'_>| {
-            if u <= lift {
-                self.swing_from
-            } else {
-                let c = p.fk.position(legs.leg(swing).contact);
-                let w = p.world(c);
-                let s = smoothstep((u - lift) / (1.0 - lift));
-                w + (self.swing_from - self.swing_free_lift) * (1.0 - s) + (self.swing_to - self.swing_free_end) * s
-            }
-        };
         // Lower the body when a planted foot is out of reach.
         // Both feet count (the swing foot at its target) so that the move
         // is continuous across plants; the swing foot's weight fades out
@@ -186,26 +215,34 @@ impl Step<'_> {
             let fade = 0.15 * (1.0 - lift);
             (1.0 - smoothstep((u - lift) / fade)).max(smoothstep((u - (1.0 - fade)) / fade))
         };
-        let stance_delta = model_delta(&mut p, self.stance, self.stance_at);
-        let target = swing_target(&mut p);
-        let swing_delta = model_delta(&mut p, swing, target);
+        let stance_delta = model_delta(legs, &mut p, self.stance, self.stance_at);
+        let target = if u <= lift {
+            self.swing_from
+        } else {
+            self.swing_target(legs, &mut p, u, (self.swing_free_lift, self.swing_free_end))
+        };
+        let swing_delta = model_delta(legs, &mut p, swing, target);
         let feet = [(self.stance, stance_delta, 1.0), (swing, swing_delta, swing_weight)];
         let fix = reach_fix_fk(legs, &mut p.fk, &feet);
         p.fk.translate(legs.top, fix);
-        let down = V3::new(0.0, -fix.y, 0.0);
-        if self.root_pull > 0.0 || fix.norm() > 0.0 {
-            let dm = model_delta(&mut p, self.stance, self.stance_at) + down;
-            move_foot_fk(legs, &mut p.fk, self.stance, dm, gait.knee_hinges[self.stance.index()]);
-        }
-        let target = swing_target(&mut p);
-        // The swing foot keeps its height from the clip.
-        let dm = model_delta(&mut p, swing, target) + down;
-        move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
-        for foot in [Foot::Left, Foot::Right] {
-            follow_foot_fk(legs, &mut p.fk, foot);
-        }
-        p.into_posed()
+        Fixed { p, fix }
     }
+}
+
+/// A placed pose with its body moved within reach of its feet
+/// ([`Step::fixed`]).
+struct Fixed<'s> {
+    p: Placing<'s>,
+    /// The body's move (model frame) `[m]`.
+    fix: V3,
+}
+
+/// The horizontal model-frame move of `foot`'s contact in `p` onto
+/// `target` (world).
+fn model_delta(legs: &Legs, p: &mut Placing<'_>, foot: Foot, target: V3) -> V3 {
+    let c = p.fk.position(legs.leg(foot).contact);
+    let w = p.world(c);
+    yaw(-p.yaw) * V3::new(target.x - w.x, 0.0, target.z - w.z)
 }
 
 /// Synthesises one walking agent from its footstep plan; `start`/`end` are
@@ -258,6 +295,8 @@ pub fn synthesize_walker(
             swing_to: to_gltf(b.position),
             swing_free_lift: V3::zeros(),
             swing_free_end: V3::zeros(),
+            swing_fixed_lift: V3::zeros(),
+            swing_fixed_end: V3::zeros(),
         };
         let leg = skeletal.legs.leg(a.foot);
         // The raw poses at both ends, from the blend's poses made above.
@@ -278,7 +317,22 @@ pub fn synthesize_walker(
         let (free_lift, free_end) = (free(step.raw_pose(gait, lift), lift), free(raw1.clone(), 1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
-        prev_end = step.posed_from(skeletal, raw1, 1.0).pose;
+        // And with the body moved within reach there (the swing foot's
+        // target then its footprint, whatever these give).
+        let fixed = |raw: Pose, u: f64| {
+            let Fixed { mut p, .. } = step.fixed(skeletal, raw, u);
+            let c = p.fk.position(swing.contact);
+            p.world(c)
+        };
+        let fixed_both = (fixed(step.raw_pose(gait, lift), lift), fixed(raw1.clone(), 1.0));
+        (step.swing_fixed_lift, step.swing_fixed_end) = fixed_both;
+        // The next step starts from this one's raw end pose, before its
+        // placement and IK: the next step places and corrects it as this
+        // one does at its end (the same footprints, the root on the path),
+        // so the pose is continuous across the landing. Its corrected pose
+        // would have the body's reach fix and the feet's heel roll applied
+        // twice.
+        prev_end = raw1;
         steps.push(step);
     }
     // The pose at time t: the step whose [t0, t1) holds it (the last one
@@ -297,7 +351,9 @@ pub fn synthesize_walker(
     let (times, posed) =
         refine_keys(character, agent, &f[..], &with_plant_keys(sample_times(agent, interval), f), &eval);
     let footsteps = f.clone();
-    output(character, agent, footsteps, times, posed, interval)
+    let (anim, mut trace) = output(character, agent, footsteps, times, posed, interval);
+    trace.events = event_jumps(character, f, (f[1].t, f[f.len() - 1].t), &eval);
+    (anim, trace)
 }
 
 /// `times` with a key at every plant and lift-off of `footsteps` inside

@@ -40,7 +40,7 @@
 
 use super::humanoid::{Bone, Humanoid};
 use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
-use crate::animation::ik::{follow_foot, two_bone_ik};
+use crate::animation::ik::{follow_foot, heel_roll, two_bone_ik};
 use crowdpatch_runtime::format::Foot;
 use nalgebra::{Matrix3, Rotation3};
 
@@ -273,24 +273,43 @@ impl<'a> Retarget<'a> {
                     - (s.rest_p[cs] - s.rest_p[hs]) * self.k;
                 let foot_q = tq[ft].unwrap_or(t.rest_q[ft]);
                 let want = want_contact - foot_q * t.rest_q[ft].inverse() * (t.rest_p[ct] - t.rest_p[ft]);
-                self.place_ankle(&mut pose, foot, ft, want, tq[ft]);
+                self.place_ankle(&mut pose, foot, ft, (want, want_contact), tq[ft]);
             }
         }
         pose
     }
 
-    /// Puts the target's ankle `ankle` at `want` (model frame): two-bone IK
-    /// on its leg when it hangs from it, else by moving the foot joint (and
-    /// bending the leg after it); then gives the foot its global rotation
-    /// `foot_q` back.
-    fn place_ankle(&self, pose: &mut Pose, foot: Foot, ankle: usize, want: V3, foot_q: Option<Quat>) {
+    /// Puts the target's ankle `ankle` at `want` (model frame), its contact
+    /// then at `contact` (the same point as `want` for a foot without one):
+    /// two-bone IK on its leg when it hangs from it, else by moving the foot
+    /// joint (and bending the leg after it); then gives the foot its global
+    /// rotation `foot_q` back. An ankle beyond the leg's reach is first
+    /// brought within it by rolling the foot about its contact, heel up
+    /// ([`heel_roll`]), as a walker does: a longer foot than the source's, on
+    /// a shorter leg, pitched as the source's, would hold its ankle farther
+    /// from the hip than the leg reaches, and the planted contact would rise
+    /// with it.
+    fn place_ankle(&self, pose: &mut Pose, foot: Foot, ankle: usize, (want, contact): (V3, V3), foot_q: Option<Quat>) {
         let c = self.target.character;
         let sk = &c.skeleton;
         let [ub, lb, _, _] = Bone::leg(foot.index());
         let (Some(upper), Some(lower)) = (self.target.h.get(ub), self.target.h.get(lb)) else { return };
         let hangs = sk.joints[ankle].parent == Some(lower) && sk.joints[lower].parent == Some(upper);
         if hangs {
+            let g = sk.globals(pose);
+            let (hip, knee, at) = (position_of(&g[upper]), position_of(&g[lower]), position_of(&g[ankle]));
+            // The reach of two_bone_ik (which straightens a leg to 99.95 %).
+            let reach = 0.9995 * ((knee - hip).norm() + (at - knee).norm());
+            let roll = heel_roll(want, contact, hip, reach);
+            let want = contact + roll * (want - contact);
+            let foot_q = foot_q.map(|q| roll * q);
             two_bone_ik(sk, pose, upper, lower, ankle, want, None);
+            if let Some(q) = foot_q {
+                let g = sk.globals(pose);
+                let parent = sk.joints[ankle].parent.map_or_else(Quat::identity, |p| rotation_of(&g[p]));
+                pose[ankle].rotation = parent.inverse() * q;
+            }
+            return;
         } else if !sk.is_ancestor(upper, ankle) {
             set_global_position(sk, pose, ankle, want);
             follow_foot(c, pose, foot);
@@ -391,6 +410,43 @@ mod tests {
         c.humanoid = crate::character::humanoid_of(&c.skeleton);
         c.clips.clear();
         c
+    }
+
+    #[test]
+    fn a_ball_beyond_the_legs_reach_stays_where_it_is_wanted_and_the_heel_rolls() {
+        // The built-in character on legs at 0.35 of their length with its
+        // own feet (as the KayKit rigs: a long foot on a short leg). The
+        // ball wanted 0.1 m ahead of its rest place, the foot flat: the ankle
+        // is then beyond the leg's reach. The foot rolls about its ball, heel
+        // up, until the leg reaches; the ball stays where it is wanted
+        // rather than the leg dragging it up and back.
+        let src = builtin::character();
+        let mut dst = src.clone();
+        let sk = &mut dst.skeleton;
+        let mut lowered = 0.0;
+        for side in ["l", "r"] {
+            for bone in ["shin", "foot"] {
+                let j = sk.find(&format!("{bone}_{side}")).unwrap();
+                if side == "l" {
+                    lowered -= 0.65 * sk.joints[j].rest.translation.y;
+                }
+                sk.joints[j].rest.translation *= 0.35;
+            }
+        }
+        let hips = sk.find("hips").unwrap();
+        sk.joints[hips].rest.translation.y -= lowered;
+        let r = Retarget::new(&src, &dst).unwrap();
+        let foot = Foot::Left;
+        let (ankle, contact) = (dst.foot(foot).ankle, dst.foot(foot).contact);
+        let mut pose = dst.skeleton.rest_pose();
+        let rest = dst.skeleton.positions(&pose);
+        let want_contact = rest[contact] + V3::new(0.0, 0.0, 0.1);
+        let want_ankle = want_contact + (rest[ankle] - rest[contact]);
+        let g = dst.skeleton.globals(&pose);
+        r.place_ankle(&mut pose, foot, ankle, (want_ankle, want_contact), Some(rotation_of(&g[ankle])));
+        let p = dst.skeleton.positions(&pose);
+        assert!((p[contact] - want_contact).norm() < 1e-3, "the ball is {} m off", (p[contact] - want_contact).norm());
+        assert!(p[ankle].y > rest[ankle].y + 0.01, "the heel rolls up: ankle at {} m", p[ankle].y);
     }
 
     #[test]
