@@ -105,6 +105,12 @@ pub fn apply(
             changed = doc.sides != before;
             *selection = Selection::None;
         }
+        Command::AddStandingGroups { share, seed } => {
+            let before = doc.endogenous.len();
+            message = Some(add_standing_groups(doc, share, seed, base));
+            changed = doc.endogenous.len() != before;
+            *selection = Selection::None;
+        }
         other => return Err(other),
     }
     Ok(Edit { changed, message })
@@ -136,6 +142,34 @@ fn generate_patterns(
             (format!("generated {} lanes, {walkers} walkers per period, crossing at their own speed", l.len()), false)
         }
         Err(e) => (format!("cannot generate: {e}"), true),
+    }
+}
+
+/// Adds standing groups to `doc` (see [`Command::AddStandingGroups`]);
+/// returns what to tell the user, and whether it is an error (the document
+/// is then unchanged).
+fn add_standing_groups(doc: &mut PatchDocument, share: f64, seed: u64, base: &Path) -> (String, bool) {
+    let patch = match doc.resolve(None, base) {
+        Ok(p) => p,
+        Err(problems) => {
+            let first = problems.first().map_or_else(String::new, |p| format!(": {p}"));
+            return (
+                format!("cannot add standing groups: the document has {} problem(s){first}", problems.len()),
+                true,
+            );
+        }
+    };
+    match crowdpatch::generate::standing_groups(&patch, share, seed) {
+        Ok(groups) if groups.is_empty() => (
+            "no standing group added: the share is reached already, or no place is out of the walkers' way".into(),
+            false,
+        ),
+        Ok(groups) => {
+            let people = groups.len();
+            doc.endogenous.extend(groups);
+            (format!("added {people} people standing in groups out of the walkers' way"), false)
+        }
+        Err(e) => (format!("cannot add standing groups: {e}"), true),
     }
 }
 
@@ -213,5 +247,42 @@ mod tests {
         assert!(!run(Command::ClearSide(Side::East), &mut doc));
         // Not an edit: handed back.
         assert_eq!(apply(Command::Bake, &mut doc, &mut sel, base), Err(Command::Bake));
+    }
+
+    #[test]
+    fn standing_groups_stand_out_of_the_generated_lanes() {
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        let mut sel = Selection::None;
+        let base = Path::new(".");
+        let generate =
+            Command::GeneratePatterns { density: 0.05, flows: [1.0, 0.0, 1.0, 0.0], reference_speeds: true, seed: 3 };
+        let edit = apply(generate, &mut doc, &mut sel, base).unwrap();
+        assert!(edit.changed && !edit.message.as_ref().unwrap().1, "{:?}", edit.message);
+        // A share outside [0, 0.9]: an error, the document unchanged.
+        let before = doc.clone();
+        let edit = apply(Command::AddStandingGroups { share: 1.5, seed: 1 }, &mut doc, &mut sel, base).unwrap();
+        assert!(!edit.changed && edit.message.as_ref().unwrap().1, "{:?}", edit.message);
+        assert_eq!(doc, before);
+        let edit = apply(Command::AddStandingGroups { share: 0.2, seed: 1 }, &mut doc, &mut sel, base).unwrap();
+        assert!(edit.changed && !edit.message.as_ref().unwrap().1, "{:?}", edit.message);
+        let added = &doc.endogenous[before.endogenous.len()..];
+        assert!(added.len() >= 2, "{} people added", added.len());
+        // Each stands still (one waypoint), clear of every lane: a
+        // generated lane runs straight across the patch along its entry
+        // point's velocity, so no one stands within 2r of that line.
+        let patch = doc.resolve(None, base).unwrap();
+        let two_r = 2.0 * patch.header.agent_radius;
+        let lanes: Vec<_> = patch.crossings_of(Direction::Entry);
+        assert!(!lanes.is_empty());
+        for e in added {
+            assert_eq!(e.waypoints.len(), 1);
+            let [x, y] = e.waypoints[0].position;
+            for c in &lanes {
+                let d = c.velocity.normalize();
+                let (dx, dy) = (x - c.position.x, y - c.position.y);
+                let off = (dx * d.y - dy * d.x).abs();
+                assert!(off >= two_r, "standing at ({x}, {y}) {off} m from the lane of {}", c.path());
+            }
+        }
     }
 }

@@ -76,6 +76,15 @@ pub enum Command {
         /// Seed of the draws.
         seed: u64,
     },
+    /// Adds people standing in groups of two and three out of every
+    /// walker's route (`crowdpatch::generate::standing_groups`), as many as
+    /// make `share` of the people present stand.
+    AddStandingGroups {
+        /// Share of the people present who stand, in `[0, 0.9]`.
+        share: f64,
+        /// Seed of the places and group sizes.
+        seed: u64,
+    },
     /// Starts a bake of the current document.
     Bake,
     /// Cancels the running bake.
@@ -122,6 +131,7 @@ impl Command {
                 | Command::ClearSide(_)
                 | Command::MakeTileable
                 | Command::GeneratePatterns { .. }
+                | Command::AddStandingGroups { .. }
         )
     }
 }

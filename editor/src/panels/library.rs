@@ -39,11 +39,19 @@ pub struct Generator {
     pub reference_speeds: bool,
     /// Seed of the draws.
     pub seed: u64,
+    /// Share of the people present who stand in groups, in `[0, 0.9]`.
+    pub standing: f64,
 }
 
 impl Default for Generator {
     fn default() -> Self {
-        Generator { density: 0.08, flows: [1.0; 4], reference_speeds: true, seed: 0 }
+        Generator {
+            density: 0.08,
+            flows: [1.0; 4],
+            reference_speeds: true,
+            seed: 0,
+            standing: crowdpatch::generate::STANDING_SHARE,
+        }
     }
 }
 
@@ -175,6 +183,18 @@ impl LibraryPanel {
                     seed: g.seed,
                 });
             }
+            ui.horizontal(|ui| {
+                ui.label("Standing");
+                ui.add(egui::DragValue::new(&mut g.standing).range(0.0..=0.9).speed(0.01))
+                    .on_hover_text("Share of the people present who stand (real crowds: about a fifth)");
+                if ui
+                    .button("Add standing groups")
+                    .on_hover_text("People standing in twos and threes out of every walker's route")
+                    .clicked()
+                {
+                    cx.commands.push(Command::AddStandingGroups { share: g.standing, seed: g.seed });
+                }
+            });
         });
     }
 
