@@ -212,6 +212,29 @@ pub fn bake(patch: &Patch, observer: &mut dyn BakeObserver) -> Result<Bake, Bake
     bake_with(patch, &BakeOptions::default(), observer)
 }
 
+/// Runs the collision stage again on `retry` (another start for the same
+/// walkers); its outcome when it converged or left fewer collisions than
+/// `current`, else `None`.
+///
+/// # Errors
+/// [`BakeError::Cancelled`] when the observer cancels.
+fn rerun(
+    retry: &mut [Agent],
+    patch: &Patch,
+    ghosts: &[Ghost],
+    params: &CollisionParams,
+    observer: &mut dyn BakeObserver,
+    current: &CollisionOutcome,
+) -> Result<Option<CollisionOutcome>, BakeError> {
+    let second = remove_collisions(retry, &patch.obstacles, ghosts, params, &mut |i, gap| {
+        observer.iteration(i, gap) && !observer.cancelled()
+    });
+    if second.cancelled {
+        return Err(BakeError::Cancelled);
+    }
+    Ok((second.converged || second.remaining.len() < current.remaining.len()).then_some(second))
+}
+
 /// Bakes a patch with options: [`bake`], then, with a character, stage 5
 /// (footstep planning and skeletal animation, [`crate::animation::animate`]).
 ///
@@ -265,13 +288,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         for &i in &held {
             retry[i].path.release();
         }
-        let second = remove_collisions(&mut retry, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
-            observer.iteration(i, gap) && !observer.cancelled()
-        });
-        if second.cancelled {
-            return Err(BakeError::Cancelled);
-        }
-        if second.converged || second.remaining.len() < collision.remaining.len() {
+        if let Some(second) = rerun(&mut retry, patch, &ghosts, &params, observer, &collision)? {
             notes.push(format!(
                 "standing agents {held:?} held in place left {} collision(s); they step aside instead",
                 collision.remaining.len()
@@ -288,13 +305,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         calm.solver.wait_factor = crate::pace::CALM_FACTOR;
         let (calm_initial, _) = initial_paths(&calm, &pairs);
         let mut retry = calm_initial.clone();
-        let second = remove_collisions(&mut retry, &patch.obstacles, &ghosts, &params, &mut |i, gap| {
-            observer.iteration(i, gap) && !observer.cancelled()
-        });
-        if second.cancelled {
-            return Err(BakeError::Cancelled);
-        }
-        if second.converged || second.remaining.len() < collision.remaining.len() {
+        if let Some(second) = rerun(&mut retry, patch, &ghosts, &params, observer, &collision)? {
             notes.push(format!(
                 "walkers standing still left {} collision(s); they walk slower and stop less instead \
                  (wait factor {})",

@@ -507,6 +507,19 @@ mod tests {
         assert!((s.eval(10.0) - s.eval(0.0)).norm() < 1e-12);
     }
 
+    /// Tight smoothing limits on a 16 m patch with r = 0.3 m.
+    fn straight_params() -> SmoothingParams {
+        SmoothingParams {
+            tack_interval: 0.5,
+            max_deviation: 0.3,
+            max_turn: 0.01,
+            max_step: 1.0,
+            scan_step: 0.02,
+            radius: 0.3,
+            size: 16.0,
+        }
+    }
+
     #[test]
     fn a_straight_path_stays_straight() {
         let path = Path {
@@ -519,15 +532,7 @@ mod tests {
             ],
             looped: false,
         };
-        let params = SmoothingParams {
-            tack_interval: 0.5,
-            max_deviation: 0.3,
-            max_turn: 0.01,
-            max_step: 1.0,
-            scan_step: 0.02,
-            radius: 0.3,
-            size: 16.0,
-        };
+        let params = straight_params();
         let s = smooth_path(&path, &params);
         s.check().unwrap();
         assert_eq!(s.points[0], path.points[0]);
@@ -560,15 +565,7 @@ mod tests {
         points.push(ControlPoint { p: Vec2::new(8.0, 16.0), t: 22.1, kind: PointKind::Boundary });
         let path = Path { points, looped: false };
         path.check().unwrap();
-        let params = SmoothingParams {
-            tack_interval: 0.5,
-            max_deviation: 0.3,
-            max_turn: 0.01,
-            max_step: 1.0,
-            scan_step: 0.02,
-            radius: 0.3,
-            size: 16.0,
-        };
+        let params = straight_params();
         let s = smooth_path(&path, &params);
         s.check().unwrap();
         // Standing, exactly, all the stop long: no creeping to and fro.
