@@ -388,24 +388,7 @@ pub fn detached_knee_hinge(character: &Character, foot: Foot) -> Option<V3> {
     let sk = &character.skeleton;
     let rest = sk.globals(&sk.rest_pose());
     let end_local = (rest[lower].try_inverse()? * rest[character.foot(foot).ankle].column(3).into_owned()).xyz();
-    let mut poses = vec![sk.rest_pose()];
-    for clip in &character.clips {
-        let d = clip.duration();
-        poses.extend((0..24).map(|i| clip.sample(d * i as f64 / 24.0)));
-    }
-    let mut best: Option<(f64, V3)> = None;
-    for pose in &poses {
-        let g = sk.globals(pose);
-        let (h, k) = (position_of(&g[upper]), position_of(&g[lower]));
-        let a = (g[lower] * end_local.push(1.0)).xyz();
-        let (Some(u), Some(v)) = ((k - h).try_normalize(1e-9), (a - k).try_normalize(1e-9)) else { continue };
-        let c = u.cross(&v);
-        let bend = c.norm().atan2(u.dot(&v));
-        if bend > best.map_or(0.1, |b| b.0) {
-            best = Some((bend, rotation_of(&g[upper]).inverse() * c.normalize()));
-        }
-    }
-    best.map(|b| b.1)
+    character.hinge_of_most_bent(upper, lower, |g| (g[lower] * end_local.push(1.0)).xyz())
 }
 
 /// Bends the leg chain of [`detached_leg`] by two-bone IK (law of cosines

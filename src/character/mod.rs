@@ -528,6 +528,17 @@ impl Character {
         let ankle = self.foot(foot).ankle;
         let shin = sk.joints[ankle].parent?;
         let thigh = sk.joints[shin].parent?;
+        self.hinge_of_most_bent(thigh, shin, |g| position_of(&g[ankle]))
+    }
+
+    /// The hinge axis of the bend at joint `lower` between the bones
+    /// `upper` → `lower` → `end(globals)` (a model-frame point), in
+    /// `upper`'s frame (unit), from the most bent among the rest pose and 24
+    /// poses of each clip, oriented so that the bend is a positive rotation
+    /// about it; `None` when it never bends more than 0.1 rad.
+    /// O(clips · joints).
+    pub fn hinge_of_most_bent(&self, upper: usize, lower: usize, end: impl Fn(&[Matrix4<f64>]) -> V3) -> Option<V3> {
+        let sk = &self.skeleton;
         let mut poses = vec![sk.rest_pose()];
         for clip in &self.clips {
             let d = clip.duration();
@@ -536,12 +547,12 @@ impl Character {
         let mut best: Option<(f64, V3)> = None;
         for pose in &poses {
             let g = sk.globals(pose);
-            let (h, k, a) = (position_of(&g[thigh]), position_of(&g[shin]), position_of(&g[ankle]));
-            let (u, v) = ((k - h).normalize(), (a - k).normalize());
+            let (h, k, a) = (position_of(&g[upper]), position_of(&g[lower]), end(&g));
+            let (Some(u), Some(v)) = ((k - h).try_normalize(1e-9), (a - k).try_normalize(1e-9)) else { continue };
             let c = u.cross(&v);
             let bend = c.norm().atan2(u.dot(&v));
             if bend > best.map_or(0.1, |b| b.0) {
-                best = Some((bend, rotation_of(&g[thigh]).inverse() * c.normalize()));
+                best = Some((bend, rotation_of(&g[upper]).inverse() * c.normalize()));
             }
         }
         best.map(|b| b.1)
