@@ -98,7 +98,7 @@ pub struct BakeArgs {
     animation: AnimationArgs,
 
     /// How the GLB's binary data is stored: `none` (joint keys reduced within
-    /// 0.5° per joint, 1 mm at the extremities and 0.1 mm for a planted foot,
+    /// 0.5° per joint, 1 mm at the extremities and 0.3 mm for a planted foot,
     /// rotations as normalised 16-bit integers; every glTF player), or
     /// `meshopt` (the same, compressed with
     /// EXT_meshopt_compression, for players with a meshopt decoder: three.js,

@@ -54,13 +54,13 @@ pub struct KeyTolerance {
     /// (the foot joint and those below it, while a footstep holds it: a
     /// slide). An error that changes from key to key shows as speed (error /
     /// key interval), so a planted foot gets a far tighter bound than the
-    /// rest. `[Units: m]` `[Limit: > 0]` Default 0.0001 (0.1 mm).
+    /// rest. `[Units: m]` `[Limit: > 0]` Default 0.0003 (0.3 mm).
     pub contact: f64,
 }
 
 impl Default for KeyTolerance {
     fn default() -> Self {
-        KeyTolerance { position: 0.001, rotation: 0.5_f64.to_radians(), contact: 0.000_1 }
+        KeyTolerance { position: 0.001, rotation: 0.5_f64.to_radians(), contact: 0.000_3 }
     }
 }
 
