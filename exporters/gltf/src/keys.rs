@@ -553,22 +553,26 @@ pub(crate) fn reduce(
             }
             // Whether sample k is within every bound.
             let mut within = |k: usize| -> bool {
+                let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
+                // Joint j's rotation as the group plays it in `slot` (held at
+                // its baked sample 0 when unkeyed); None when it turns past
+                // the rotation bound.
+                let rotation = |slot: usize, j: usize| -> Option<[f64; 4]> {
+                    let r = match c0 {
+                        None => baked_q[j],
+                        Some(_) => {
+                            let (qa, qc, th, sn) = ends[slot];
+                            slerp_pre(qa, qc, th, sn, u)
+                        }
+                    };
+                    if dot(r, baked_q[k * n + j]).abs() < min_cos { None } else { Some(r) }
+                };
                 if let Some(j) = single {
-                    let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
                     let parent = parents[j].map_or([0.0, 0.0, 0.0, 1.0], |p| wq[k * n + p]);
                     // The turn of the subtree, when the group turns j.
                     let turn = match slot_of[j].0 {
                         Some(slot) => {
-                            let r = match c0 {
-                                None => baked_q[j],
-                                Some(_) => {
-                                    let (qa, qc, th, sn) = ends[slot];
-                                    slerp_pre(qa, qc, th, sn, u)
-                                }
-                            };
-                            if dot(r, baked_q[k * n + j]).abs() < min_cos {
-                                return false;
-                            }
+                            let Some(r) = rotation(slot, j) else { return false };
                             let old = wq[k * n + j];
                             Some(mul(mul(parent, r), [-old[0], -old[1], -old[2], old[3]]))
                         }
@@ -608,20 +612,11 @@ pub(crate) fn reduce(
                         !over_p && !over_c
                     });
                 }
-                let u = c0.map_or(0.0, |c0| (times[k] - times[a0]) / (times[c0] - times[a0]));
                 for x in sub.iter().copied() {
                     let (mut r, mut t) = (local_q[k * n + x], local_t[k * n + x]);
                     if let Some(slot) = slot_of[x].0 {
-                        r = match c0 {
-                            None => baked_q[x],
-                            Some(_) => {
-                                let (qa, qc, th, sn) = ends[slot];
-                                slerp_pre(qa, qc, th, sn, u)
-                            }
-                        };
-                        if dot(r, baked_q[k * n + x]).abs() < min_cos {
-                            return false;
-                        }
+                        let Some(q) = rotation(slot, x) else { return false };
+                        r = q;
                     }
                     if slot_of[x].1.is_some() {
                         t = match c0 {
