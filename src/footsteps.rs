@@ -935,13 +935,7 @@ mod tests {
             if inside { (0.0, q) } else { best }
         };
         let gait = GaitModel::new(&builtin::character()).unwrap();
-        let mut x = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::test_uniform(0x853c_49e6_748f_ea9b_u64);
         let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
         for hull in [&gait.hulls[0][..], &gait.hulls[1][..], &square[..], &square[..2]] {
             let mut points: Vec<[f64; 2]> = (0..20_000).map(|_| [4.0 * next() - 2.0, 4.0 * next() - 2.0]).collect();

@@ -67,6 +67,19 @@ pub mod stats;
 pub mod tridiagonal;
 pub mod validate;
 
+/// Uniform numbers in `[0, 1)` for tests: xorshift64 (Marsaglia 2003,
+/// shifts 13, 7, 17), the same sequence for a seed on every machine.
+#[cfg(test)]
+pub(crate) fn test_uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 pub use bake::{Bake, BakeError, BakeObserver, BakeOptions, BakeOverrides, Silent, Stage, bake, bake_with};
 pub use crowdpatch_runtime as runtime;
 pub use document::{load_patch, load_pattern};

@@ -615,13 +615,7 @@ mod tests {
         let c = builtin::character();
         let lib = StepLibrary::new(&c).unwrap();
         let bits = |w: &Weights| w.iter().map(|&(i, x)| (i, x.to_bits())).collect::<Vec<_>>();
-        let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::test_uniform(0x2545_f491_4f6c_dd1d_u64);
         for foot in Foot::BOTH {
             // Landings themselves (on triangle corners and edges), points
             // inside and around the landings, and far away.
