@@ -15,8 +15,11 @@
 //! | continuity | per step event (each plant and lift-off, and a loop's closing), the largest move of any joint of the synthesised pose from just before the event to just after it ([`crate::animation::sampling::EventJump`]) | ≤ 1 mm (a pop) |
 //!
 //! Maxima are reported, not only means and percentiles, so that a single
-//! jump shows. The joint speeds are measured between samples 1/120 s
-//! apart, where a pop reads as a fast but continuous move: the continuity
+//! jump shows. The traces sample the played animation every 1/120 s and at
+//! the middle of every shorter key interval (where a planted foot strays
+//! most between two refined keys, which the regular samples step over); the
+//! joint speeds are measured between consecutive samples, where a pop reads
+//! as a fast but continuous move: the continuity
 //! check compares the poses either side of each event itself. Cost:
 //! O(samples · joints) per agent.
 

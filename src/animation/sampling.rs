@@ -6,8 +6,8 @@
 
 use super::fk;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, mul4, position_of, yaw};
-use crate::footsteps::path_sample;
-use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep};
+use crate::footsteps::{path_sample, wrap_angle_exact};
+use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep, PathKey};
 use std::f64::consts::FRAC_PI_2;
 
 /// What the synthesis of one agent gives beside its animation: world
@@ -399,9 +399,76 @@ pub fn sample_times(agent: &BakedAgent, interval: f64) -> Vec<f64> {
     times
 }
 
+/// A path's heading turns faster than this `[rad/s]` more (or less) after
+/// one of its keys than before it: [`with_turn_keys`] puts a joint key there.
+const TURN_RATE_KINK: f64 = 5.0;
+
+/// `times` (increasing) with a key at every path key inside them where the
+/// path's heading changes its rate of turn by more than [`TURN_RATE_KINK`].
+///
+/// The instance node turns with the path's heading, linearly between the
+/// path's keys, and the joint tracks are relative to it. Where the node
+/// turns sharply inside one joint-key interval (a walker nearly in place
+/// whose path reverses: its heading turns by 2 rad in 20 ms), the two
+/// interpolations no longer compose into the synthesised pose: a planted
+/// foot swings by centimetres for a few milliseconds, between the middles
+/// that [`refine_keys`] tests. With a joint key at each such path key, both
+/// tracks change linearly between the same keys and [`refine_keys`] halves
+/// what is left. O(times + path keys).
+pub(super) fn with_turn_keys(mut times: Vec<f64>, agent: &BakedAgent) -> Vec<f64> {
+    let (Some(&lo), Some(&hi)) = (times.first(), times.last()) else { return times };
+    let rate = |a: &PathKey, b: &PathKey| wrap_angle_exact(b.heading - a.heading) / (b.t - a.t).max(1e-9);
+    let eps = 1e-6;
+    for w in agent.keys.windows(3) {
+        let t = w[1].t;
+        if t <= lo + eps || t >= hi - eps || (rate(&w[1], &w[2]) - rate(&w[0], &w[1])).abs() <= TURN_RATE_KINK {
+            continue;
+        }
+        let k = times.partition_point(|&x| x < t);
+        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
+        if !(near(k) || (k > 0 && near(k - 1))) {
+            times.insert(k, t);
+        }
+    }
+    times
+}
+
 /// Trace points per regular key interval: the trace samples the played
 /// animation at `interval / TRACE_SUBSTEPS`.
 const TRACE_SUBSTEPS: usize = 4;
+
+/// A key interval's middle is traced unless a trace point lies this close
+/// to it `[s]`.
+const TRACE_MIDDLE_GAP: f64 = 5e-4;
+
+/// Times `[s]` at which the trace samples the played animation of `keys`
+/// (increasing): every `interval / TRACE_SUBSTEPS` from the first key to the
+/// last, and the middle of every key interval (where interpolation strays
+/// most from the synthesised motion) that no point of that grid lies within
+/// [`TRACE_MIDDLE_GAP`] of. The grid alone steps over the short intervals
+/// [`refine_keys`] makes, and a planted foot that swings between two of them
+/// for a few milliseconds would go unseen. O(keys + samples).
+fn trace_times(keys: &[f64], interval: f64) -> Vec<f64> {
+    let (first, last) = (keys[0], keys[keys.len() - 1]);
+    let step = interval / TRACE_SUBSTEPS as f64;
+    let count = ((last - first) / step).round() as usize;
+    let mut out = Vec::with_capacity(count + 1 + keys.len() / 4);
+    let grid = |k: usize| (first + k as f64 * step).min(last);
+    let mut k = 0;
+    for w in keys.windows(2) {
+        let mid = 0.5 * (w[0] + w[1]);
+        while k <= count && grid(k) <= mid {
+            out.push(grid(k));
+            k += 1;
+        }
+        let near = (k > 0 && mid - grid(k - 1) < TRACE_MIDDLE_GAP) || (k <= count && grid(k) - mid < TRACE_MIDDLE_GAP);
+        if !near {
+            out.push(mid);
+        }
+    }
+    out.extend((k..=count).map(grid));
+    out
+}
 
 /// Local joint tracks relative to the instance node, and the trace.
 pub(super) fn output(
@@ -454,19 +521,16 @@ pub(super) fn output(
     if times.is_empty() {
         return (anim, trace);
     }
-    let (first, last) = (times[0], times[times.len() - 1]);
-    let step = interval / TRACE_SUBSTEPS as f64;
-    let count = ((last - first) / step).round() as usize;
-    trace.times.reserve(count + 1);
-    trace.feet.reserve(count + 1);
-    trace.root.reserve(count + 1);
-    trace.joints.reserve(count + 1);
+    let samples = trace_times(&times, interval);
+    trace.times.reserve(samples.len());
+    trace.feet.reserve(samples.len());
+    trace.root.reserve(samples.len());
+    trace.joints.reserve(samples.len());
     let mut i = 0;
     let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
     let mut arcs = key_arcs(&la, &lb);
     let mut scratch = (character.skeleton.rest_pose(), Vec::with_capacity(n));
-    for k in 0..=count {
-        let t = (first + k as f64 * step).min(last);
+    for t in samples {
         let mut moved = false;
         while i + 2 < times.len() && times[i + 1] <= t {
             i += 1;
@@ -497,7 +561,7 @@ pub(super) fn output(
 mod tests {
     use super::*;
     use crate::character::builtin;
-    use crowdpatch_runtime::format::{AgentKind, PathKey};
+    use crowdpatch_runtime::format::AgentKind;
 
     fn walker(from: [f64; 2], to: [f64; 2], t: (f64, f64)) -> BakedAgent {
         BakedAgent {
@@ -576,5 +640,93 @@ mod tests {
             let depth_limited = w[1] - w[0] <= 0.1 / 8.0 + 1e-12;
             assert!(depth_limited || d <= KEY_SPEED_BOUND * (w[1] - w[0]) / 2.0 + 1e-12, "{d} m at {tm}");
         }
+    }
+
+    /// The largest horizontal stray `[m]` of the played left contact from
+    /// `foot` (patch frame) over `[0, 1]` s at 0.5 ms steps, from keys at
+    /// `times` (refined) on `agent`'s instance node.
+    fn played_stray(
+        c: &Character,
+        agent: &BakedAgent,
+        times: &[f64],
+        eval: &dyn Fn(f64) -> Posed,
+        foot: [f64; 2],
+    ) -> f64 {
+        let (t, posed) = refine_keys(c, agent, &planted(foot), times, eval);
+        let at = to_gltf(foot);
+        let k = c.foot(Foot::Left).contact;
+        let mut worst = 0.0_f64;
+        for i in 0..=2000 {
+            let x = f64::from(i) * 5e-4;
+            let j = t.partition_point(|&y| y <= x).clamp(1, t.len() - 1);
+            let s = (x - t[j - 1]) / (t[j] - t[j - 1]);
+            let (la, lb) = (locals(c, agent, t[j - 1], &posed[j - 1]), locals(c, agent, t[j], &posed[j]));
+            let p = played_world(c, agent, &la, &lb, s.clamp(0.0, 1.0), x)[k];
+            worst = worst.max((p.x - at.x).hypot(p.z - at.z));
+        }
+        worst
+    }
+
+    #[test]
+    fn a_joint_key_where_the_path_turns_sharply_keeps_the_planted_foot_still() {
+        // A body standing still on its left foot, on a path that barely
+        // moves but whose heading turns by 2 rad between two path keys
+        // 20 ms apart (at 0.51 and 0.53 s, between the 30 Hz joint keys):
+        // the instance node turns under the body, the joint tracks turn back.
+        let c = builtin::character();
+        let keys = (0..=50)
+            .map(|i| {
+                let t = 0.01 + 0.02 * f64::from(i);
+                let heading = if t < 0.52 { 0.3 } else { 2.3 };
+                PathKey { t, position: [2.0 + 1e-5 * f64::from(i), 3.0], heading }
+            })
+            .collect();
+        let agent = BakedAgent { kind: AgentKind::Endogenous { index: 0 }, keys };
+        let foot = [2.0, 3.1];
+        let eval = pivot(&c, foot, |_| 0.4);
+        let grid = sample_times(&agent, 1.0 / 30.0);
+        let with = with_turn_keys(grid.clone(), &agent);
+        assert_eq!(with.len(), grid.len() + 2, "a key at both ends of the turn: {with:?}");
+        assert!(with.iter().any(|&x| (x - 0.51).abs() < 1e-9) && with.iter().any(|&x| (x - 0.53).abs() < 1e-9));
+        assert!(with.windows(2).all(|w| w[1] > w[0]));
+        // Without the keys the planted foot swings by centimetres between
+        // two refined keys; with them it stays within a millimetre.
+        let without = played_stray(&c, &agent, &grid, &eval, foot);
+        let kept = played_stray(&c, &agent, &with, &eval, foot);
+        assert!(without > 0.005, "{without} m");
+        assert!(kept < 0.001, "{kept} m (without the keys: {without} m)");
+        // A path turning steadily gets no key.
+        let steady = BakedAgent {
+            kind: AgentKind::Endogenous { index: 0 },
+            keys: (0..=50)
+                .map(|i| PathKey { t: 0.02 * f64::from(i), position: [0.0, 0.0], heading: 2.0 * 0.02 * f64::from(i) })
+                .collect(),
+        };
+        assert_eq!(with_turn_keys(grid.clone(), &steady), grid);
+    }
+
+    #[test]
+    fn the_trace_holds_the_grid_and_the_middle_of_every_short_key_interval() {
+        let interval = 0.1;
+        let keys = [0.0, 0.1, 0.2, 0.2125, 0.225, 0.25, 0.3, 0.4001, 0.5];
+        let t = trace_times(&keys, interval);
+        assert!(t.windows(2).all(|w| w[1] > w[0]), "increasing: {t:?}");
+        assert_eq!((t[0], t[t.len() - 1]), (0.0, 0.5));
+        // Every grid point (interval / 4) is there.
+        for k in 0..=20 {
+            let g = f64::from(k) * interval / 4.0;
+            assert!(t.iter().any(|&x| (x - g).abs() < 1e-12), "grid point {g}: {t:?}");
+        }
+        // Every key interval's middle is traced, or a point lies within
+        // TRACE_MIDDLE_GAP of it; the short ones add their middles.
+        for w in keys.windows(2) {
+            let m = 0.5 * (w[0] + w[1]);
+            assert!(t.iter().any(|&x| (x - m).abs() < TRACE_MIDDLE_GAP), "middle {m}: {t:?}");
+        }
+        for m in [0.20625, 0.21875, 0.2375] {
+            assert!(t.iter().any(|&x| (x - m).abs() < 1e-12), "middle {m}: {t:?}");
+        }
+        // The middle of 0.3..0.4001 lies 0.05 ms from the grid: not doubled.
+        assert_eq!(t.len(), 21 + 3, "{t:?}");
     }
 }

@@ -6,7 +6,9 @@
 
 use super::fk::PoseFk;
 use super::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
-use super::sampling::{Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf};
+use super::sampling::{
+    Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf, with_turn_keys,
+};
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
@@ -348,8 +350,13 @@ pub fn synthesize_walker(
             None => Posed { pose: sk.rest_pose(), yaw: 0.0, offset: V3::zeros() },
         }
     };
-    let (times, posed) =
-        refine_keys(character, agent, &f[..], &with_plant_keys(sample_times(agent, interval), f), &eval);
+    let (times, posed) = refine_keys(
+        character,
+        agent,
+        &f[..],
+        &with_turn_keys(with_plant_keys(sample_times(agent, interval), f), agent),
+        &eval,
+    );
     let footsteps = f.clone();
     let (anim, mut trace) = output(character, agent, footsteps, times, posed, interval);
     trace.events = event_jumps(character, f, (f[1].t, f[f.len() - 1].t), &eval);
