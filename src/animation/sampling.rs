@@ -14,7 +14,7 @@ use std::f64::consts::FRAC_PI_2;
 /// positions for the metrics.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Trace {
-    /// Sample times `[s]` (unwrapped, clamped into the path's interval).
+    /// Sample times `[s]` (unwrapped, within the path's interval).
     pub times: Vec<f64>,
     /// Contact-joint world positions per sample, left then right, patch
     /// frame `[x, y, height]` `[m]`.
@@ -445,10 +445,24 @@ const TRACE_MIDDLE_GAP: f64 = 5e-4;
 /// (increasing): every `interval / TRACE_SUBSTEPS` from the first key to the
 /// last, and the middle of every key interval (where interpolation strays
 /// most from the synthesised motion) that no point of that grid lies within
-/// [`TRACE_MIDDLE_GAP`] of. The grid alone steps over the short intervals
-/// [`refine_keys`] makes, and a planted foot that swings between two of them
-/// for a few milliseconds would go unseen. O(keys + samples).
-fn trace_times(keys: &[f64], interval: f64) -> Vec<f64> {
+/// [`TRACE_MIDDLE_GAP`] of, inside the path's interval `(lo, hi)` (the
+/// instance is hidden outside it), whose ends are samples too. The grid
+/// alone steps over the short intervals [`refine_keys`] makes, and a planted
+/// foot that swings between two of them for a few milliseconds would go
+/// unseen. O(keys + samples).
+fn trace_times(keys: &[f64], interval: f64, (lo, hi): (f64, f64)) -> Vec<f64> {
+    let eps = 1e-9;
+    let mut out: Vec<f64> =
+        trace_times_all(keys, interval).into_iter().filter(|&t| t > lo + eps && t < hi - eps).collect();
+    out.insert(0, lo);
+    if hi > lo + eps {
+        out.push(hi);
+    }
+    out
+}
+
+/// [`trace_times`] from the first key to the last.
+fn trace_times_all(keys: &[f64], interval: f64) -> Vec<f64> {
     let (first, last) = (keys[0], keys[keys.len() - 1]);
     let step = interval / TRACE_SUBSTEPS as f64;
     let count = ((last - first) / step).round() as usize;
@@ -521,7 +535,7 @@ pub(super) fn output(
     if times.is_empty() {
         return (anim, trace);
     }
-    let samples = trace_times(&times, interval);
+    let samples = trace_times(&times, interval, (agent.start(), agent.end()));
     trace.times.reserve(samples.len());
     trace.feet.reserve(samples.len());
     trace.root.reserve(samples.len());
@@ -709,7 +723,7 @@ mod tests {
     fn the_trace_holds_the_grid_and_the_middle_of_every_short_key_interval() {
         let interval = 0.1;
         let keys = [0.0, 0.1, 0.2, 0.2125, 0.225, 0.25, 0.3, 0.4001, 0.5];
-        let t = trace_times(&keys, interval);
+        let t = trace_times_all(&keys, interval);
         assert!(t.windows(2).all(|w| w[1] > w[0]), "increasing: {t:?}");
         assert_eq!((t[0], t[t.len() - 1]), (0.0, 0.5));
         // Every grid point (interval / 4) is there.
@@ -728,5 +742,9 @@ mod tests {
         }
         // The middle of 0.3..0.4001 lies 0.05 ms from the grid: not doubled.
         assert_eq!(t.len(), 21 + 3, "{t:?}");
+        // Within a path's interval: its ends and what lies between.
+        let within = trace_times(&keys, interval, (0.01, 0.45));
+        assert_eq!((within[0], within[within.len() - 1]), (0.01, 0.45));
+        assert_eq!(within[1..within.len() - 1], t[1..t.len() - 3], "{within:?}");
     }
 }
