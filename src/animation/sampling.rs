@@ -379,6 +379,17 @@ fn played_chain_pose(character: &Character, a: &[(V3, Quat)], b: &[(V3, Quat)], 
     pose
 }
 
+/// Inserts `t` into the increasing `times` where it keeps them increasing,
+/// unless a time within `eps` of it is there already. O(log n + n) (the
+/// insertion's shift).
+pub(super) fn insert_key_time(times: &mut Vec<f64>, t: f64, eps: f64) {
+    let k = times.partition_point(|&x| x < t);
+    let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
+    if !(near(k) || (k > 0 && near(k - 1))) {
+        times.insert(k, t);
+    }
+}
+
 /// Sample times `i · interval` from the last one at or before the path's
 /// start to the first one at or after its end, with the start and end
 /// themselves (boundary crossings: the pose there is the seam convention's,
@@ -390,11 +401,7 @@ pub fn sample_times(agent: &BakedAgent, interval: f64) -> Vec<f64> {
     let mut times: Vec<f64> = (i0..=i1).map(|i| i as f64 * interval).collect();
     let eps = 1e-6 * interval;
     for t in [a, b] {
-        let k = times.partition_point(|&x| x < t);
-        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
-        if !(near(k) || (k > 0 && near(k - 1))) {
-            times.insert(k, t);
-        }
+        insert_key_time(&mut times, t, eps);
     }
     times
 }
@@ -424,11 +431,7 @@ pub(super) fn with_turn_keys(mut times: Vec<f64>, agent: &BakedAgent) -> Vec<f64
         if t <= lo + eps || t >= hi - eps || (rate(&w[1], &w[2]) - rate(&w[0], &w[1])).abs() <= TURN_RATE_KINK {
             continue;
         }
-        let k = times.partition_point(|&x| x < t);
-        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
-        if !(near(k) || (k > 0 && near(k - 1))) {
-            times.insert(k, t);
-        }
+        insert_key_time(&mut times, t, eps);
     }
     times
 }

@@ -7,7 +7,7 @@
 use super::fk::PoseFk;
 use super::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use super::sampling::{
-    Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf, with_turn_keys,
+    Posed, Trace, event_jumps, gltf_yaw, insert_key_time, output, refine_keys, sample_times, to_gltf, with_turn_keys,
 };
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
@@ -373,11 +373,7 @@ fn with_plant_keys(mut times: Vec<f64>, footsteps: &[crowdpatch_runtime::format:
         if t <= lo + eps || t >= hi - eps {
             continue;
         }
-        let k = times.partition_point(|&x| x < t);
-        let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
-        if !(near(k) || (k > 0 && near(k - 1))) {
-            times.insert(k, t);
-        }
+        insert_key_time(&mut times, t, eps);
     }
     times
 }
