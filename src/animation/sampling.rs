@@ -382,7 +382,7 @@ fn played_chain_pose(character: &Character, a: &[(V3, Quat)], b: &[(V3, Quat)], 
 /// Inserts `t` into the increasing `times` where it keeps them increasing,
 /// unless a time within `eps` of it is there already. O(log n + n) (the
 /// insertion's shift).
-pub(super) fn insert_key_time(times: &mut Vec<f64>, t: f64, eps: f64) {
+fn insert_key_time(times: &mut Vec<f64>, t: f64, eps: f64) {
     let k = times.partition_point(|&x| x < t);
     let near = |i: usize| times.get(i).is_some_and(|&x| (x - t).abs() <= eps);
     if !(near(k) || (k > 0 && near(k - 1))) {
@@ -422,15 +422,19 @@ const TURN_RATE_KINK: f64 = 5.0;
 /// that [`refine_keys`] tests. With a joint key at each such path key, both
 /// tracks change linearly between the same keys and [`refine_keys`] halves
 /// what is left. O(times + path keys).
-pub(super) fn with_turn_keys(mut times: Vec<f64>, agent: &BakedAgent) -> Vec<f64> {
-    let (Some(&lo), Some(&hi)) = (times.first(), times.last()) else { return times };
+pub(super) fn with_turn_keys(times: Vec<f64>, agent: &BakedAgent) -> Vec<f64> {
     let rate = |a: &PathKey, b: &PathKey| wrap_angle_exact(b.heading - a.heading) / (b.t - a.t).max(1e-9);
+    let kinks = agent.keys.windows(3).filter(|w| (rate(&w[1], &w[2]) - rate(&w[0], &w[1])).abs() > TURN_RATE_KINK);
+    with_key_times(times, kinks.map(|w| w[1].t))
+}
+
+/// `times` (increasing) with each of `extra` that lies inside them (more
+/// than 1 µs from their ends) and more than 1 µs from every key. O(times ·
+/// extra) at worst (each insertion shifts the keys after it).
+pub(super) fn with_key_times(mut times: Vec<f64>, extra: impl Iterator<Item = f64>) -> Vec<f64> {
+    let (Some(&lo), Some(&hi)) = (times.first(), times.last()) else { return times };
     let eps = 1e-6;
-    for w in agent.keys.windows(3) {
-        let t = w[1].t;
-        if t <= lo + eps || t >= hi - eps || (rate(&w[1], &w[2]) - rate(&w[0], &w[1])).abs() <= TURN_RATE_KINK {
-            continue;
-        }
+    for t in extra.filter(|&t| t > lo + eps && t < hi - eps) {
         insert_key_time(&mut times, t, eps);
     }
     times
@@ -521,8 +525,8 @@ pub(super) fn output(
     }
     // The trace is taken from the animation as a player interpolates it
     // (glTF LINEAR: lerp of translations, slerp of rotations, instance node
-    // on the path, from the f32 keys), on a regular grid finer than the
-    // keys, so that the metrics see what is played, not only the keys.
+    // on the path, from the f32 keys), at the times of `trace_times`, so
+    // that the metrics see what is played, not only the keys.
     let local = |i: usize| -> Vec<(V3, Quat)> {
         (0..n)
             .map(|j| {
@@ -565,7 +569,7 @@ pub(super) fn output(
             let w = world[character.foot(f).contact];
             [w.x, -w.z, w.y]
         };
-        trace.times.push(t.clamp(agent.start(), agent.end()));
+        trace.times.push(t);
         trace.feet.push([foot(Foot::Left), foot(Foot::Right)]);
         let r = world[character.hips];
         trace.root.push([r.x, -r.z]);

@@ -7,7 +7,7 @@
 use super::fk::PoseFk;
 use super::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use super::sampling::{
-    Posed, Trace, event_jumps, gltf_yaw, insert_key_time, output, refine_keys, sample_times, to_gltf, with_turn_keys,
+    Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf, with_key_times, with_turn_keys,
 };
 use super::skeletal::Skeletal;
 use crate::character::library::Weights;
@@ -366,16 +366,8 @@ pub fn synthesize_walker(
 /// `times` with a key at every plant and lift-off of `footsteps` inside
 /// them: a player then shows each foot on its footprint exactly when it
 /// plants, not half-way between two keys that straddle the landing.
-fn with_plant_keys(mut times: Vec<f64>, footsteps: &[crowdpatch_runtime::format::Footstep]) -> Vec<f64> {
-    let (Some(&lo), Some(&hi)) = (times.first(), times.last()) else { return times };
-    let eps = 1e-6;
-    for t in footsteps.iter().flat_map(|f| [f.t, f.lift]) {
-        if t <= lo + eps || t >= hi - eps {
-            continue;
-        }
-        insert_key_time(&mut times, t, eps);
-    }
-    times
+fn with_plant_keys(times: Vec<f64>, footsteps: &[crowdpatch_runtime::format::Footstep]) -> Vec<f64> {
+    with_key_times(times, footsteps.iter().flat_map(|f| [f.t, f.lift]))
 }
 
 /// Synthesises a standing agent: the idle clip (or the rest pose), played a
