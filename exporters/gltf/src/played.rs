@@ -21,9 +21,13 @@ pub(crate) fn quantise(q: [f32; 4]) -> [i16; 4] {
 pub(crate) const QUATERNION_BITS: i32 = 16;
 
 /// Mantissa bits of the EXPONENTIAL filter for translations and scales:
-/// a step of 2⁻²³ of the vector's largest component.
+/// a step of 2⁻¹⁵ of the vector's largest component (0.24 mm for an
+/// instance node 8 m from the patch centre, 30 µm at the hips). The key
+/// reduction measures the filtered values, so the bounds hold as stated;
+/// against 24 bits (0.1 µm), `dense` and `park` are 2.3–2.5 % smaller
+/// with 0.3–0.4 % more keys (14 bits: no smaller, 1–1.6 % more keys).
 #[cfg(feature = "meshopt")]
-pub(crate) const EXPONENT_BITS: i32 = 24;
+pub(crate) const EXPONENT_BITS: i32 = 16;
 
 /// The largest step `[s]` of the key-time grid under the EXPONENTIAL filter
 /// (2⁻¹⁶ s, 15 µs): a key shown that much early or late moves a foot
