@@ -51,7 +51,7 @@
 //!
 //! **Compressed files** ([`Played`]) write the same keys through the
 //! compressor's filters, which move a rotation by about 10⁻⁵ rad, a
-//! translation by up to 2⁻¹⁶ of its largest component (0.12 mm at 8 m), a
+//! translation by up to 2⁻¹⁷ of its largest component (0.06 mm at 8–16 m), a
 //! key time by up to 8 µs: their values are played
 //! at every sample (at its written time, where a key is exactly its written
 //! value), and wherever a bound fails, that sample becomes a key of every
@@ -707,7 +707,7 @@ pub(crate) fn reduce(
         pose(Some(group.top), local_q, local_t, wp, wq);
     }
     // A compressed file plays the same keys through its filters (which move
-    // a rotation by about 10⁻⁵ rad, a translation by up to 0.12 mm, a key
+    // a rotation by about 10⁻⁵ rad, a translation by up to 0.06 mm, a key
     // time by a microsecond): play its own values at every sample, and where a
     // bound fails, make that sample a key of every group moving the joint
     // (the file then holds the plain file's keys and these few more).

@@ -12,8 +12,8 @@
 //! - 8-byte elements (joint rotations, normalised shorts): QUATERNION,
 //!   16 bits;
 //! - 12-byte elements (translations and scales, `f32 × 3`): EXPONENTIAL,
-//!   one exponent per vector, 16-bit mantissas (a step of 2⁻¹⁵ of the
-//!   vector's largest component: 30 µm at the hips, 0.24 mm at 8 m);
+//!   one exponent per vector, 18-bit mantissas (a step of 2⁻¹⁷ to 2⁻¹⁶ of
+//!   the vector's largest component: 8 µm at the hips, 0.12 mm at 8–16 m);
 //! - 4-byte elements (key times `[s]`): EXPONENTIAL, one exponent for the
 //!   whole view (that of the period π, the largest time), with the fewest
 //!   mantissa bits that keep the grid step at most 15 µs
