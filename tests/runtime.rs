@@ -49,7 +49,7 @@ fn loaded_tiles_play_the_baked_paths() {
             for i in 0..n {
                 let info = tile.instance(i);
                 let agent = &baked.agents[info.agent];
-                let unwrapped = tau + info.k as f64 * period;
+                let unwrapped = info.path_time(tau, period);
                 let inside = unwrapped >= agent.start() && unwrapped < agent.end();
                 // Visibility flips at f32-rounded times; skip the instants at the edge.
                 let near_edge = (unwrapped - agent.start()).abs() < 1e-4 || (unwrapped - agent.end()).abs() < 1e-4;
@@ -74,7 +74,14 @@ fn loaded_tiles_play_the_baked_paths() {
                 }
                 // The GLB path and the direct path agree.
                 assert!((a.x[i] - b.x[i]).abs() < 1e-3 && (a.y[i] - b.y[i]).abs() < 1e-3);
-                assert!((a.phase[i] - b.phase[i]).abs() < 1e-3 || (a.phase[i] - b.phase[i]).abs() > 0.999);
+                assert!(
+                    (a.phase[i] - b.phase[i]).abs() < 1e-3 || (a.phase[i] - b.phase[i]).abs() > 0.999,
+                    "{}: t = {t}, instance {i} {:?}: phase {} vs {}",
+                    file.display(),
+                    tile.instance(i),
+                    a.phase[i],
+                    b.phase[i]
+                );
                 assert!((0.0..1.0).contains(&a.phase[i]));
             }
         }
@@ -114,8 +121,11 @@ fn phase_of(tile: &Tile, a: usize, t: f64) -> f32 {
     if t - k as f64 * period == 0.0 && t > tile.extras().agents[a].interval[0] {
         k -= 1;
     }
-    let i = (0..tile.instance_count()).find(|&i| tile.instance(i).agent == a && tile.instance(i).k == k).unwrap();
     let tau = t - k as f64 * period;
+    // The instance showing window k at τ (an agent's first instance may
+    // show its last window too, before its split).
+    let shows = |i: usize| tile.instance(i).agent == a && tile.instance(i).period_index(tau) == k;
+    let i = (0..tile.instance_count()).find(|&i| shows(i)).unwrap();
     // instance_pose wraps τ = π to 0; stay just inside the window.
     let (_, _, _, phase) = tile.instance_pose(i, tau.min(period - 1e-6));
     phase
@@ -138,11 +148,51 @@ fn non_crowdpatch_and_unknown_versions_are_refused_clearly() {
     let e = Tile::from_glb(&future).unwrap_err();
     assert_eq!(e, LoadError::UnsupportedVersion { found: 99, supported: crowdpatch_runtime::FORMAT_VERSION });
     assert!(e.to_string().contains("re-bake"), "{e}");
+    // Format 1 (no first instance showing the last window) reads alike.
+    let v1 = edit_json(&glb, |j| {
+        j["scenes"][0]["extras"]["crowdpatch"]["format"] = json!(1);
+    });
+    assert!(Tile::from_glb(&v1).is_ok());
     // Not a GLB at all.
     assert!(matches!(Tile::from_glb(b"{\"asset\":{}}"), Err(LoadError::Container { .. })));
     // A missing file names the file.
     let e = Tile::load("no/such/tile.glb").unwrap_err();
     assert!(e.to_string().contains("no/such/tile.glb"), "{e}");
+}
+
+#[test]
+fn a_first_instance_showing_the_last_window_loads_and_a_false_one_is_refused() {
+    let (baked, glb) = baked_glb("figure7");
+    let period = baked.header.period;
+    let (json, _) = split(&glb);
+    let agents = json["scenes"][0]["extras"]["crowdpatch"]["agents"].as_array().unwrap().clone();
+    // Some agents list their first node again last, exactly those whose
+    // path allows it.
+    let merged: Vec<usize> = (0..agents.len())
+        .filter(|&a| {
+            let nodes = agents[a]["nodes"].as_array().unwrap();
+            nodes.len() >= 2 && nodes[0] == nodes[nodes.len() - 1]
+        })
+        .collect();
+    assert!(!merged.is_empty());
+    for (a, agent) in baked.agents.iter().enumerate() {
+        assert_eq!(merged.contains(&a), agent.last_on_first(period), "agent {a}");
+    }
+    let tile = Tile::from_glb(&glb).unwrap();
+    let distinct: usize = agents.iter().map(|a| a["nodes"].as_array().unwrap().len()).sum::<usize>() - merged.len();
+    assert_eq!(tile.instance_count(), distinct);
+    // A path stretched so that its last window's part overlaps the first's.
+    let a = merged[0];
+    let bad = edit_json(&glb, |j| {
+        let interval = &mut j["scenes"][0]["extras"]["crowdpatch"]["agents"][a]["interval"];
+        let start = interval[0].as_f64().unwrap();
+        let end = interval[1].as_f64().unwrap();
+        let last = (end / period).ceil() * period;
+        interval[1] = json!(last - period + (start - (start / period).floor() * period) + 0.5);
+    });
+    let e = Tile::from_glb(&bad).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains(&format!("agents[{a}].nodes")) && text.contains("not hidden"), "{text}");
 }
 
 /// Splits a GLB into JSON and binary chunk.

@@ -200,11 +200,14 @@ fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
                 continue;
             }
             let k = (f.t / period).floor() as i64;
-            let Some(i) = (0..tile.instance_count()).find(|&i| tile.instance(i).agent == a && tile.instance(i).k == k)
-            else {
+            let tau = f.t - k as f64 * period;
+            // The instance showing window k at τ (a first instance may show
+            // the last window too).
+            let shows = |i: usize| tile.instance(i).agent == a && tile.instance(i).period_index(tau) == k;
+            let Some(i) = (0..tile.instance_count()).find(|&i| shows(i)) else {
                 continue;
             };
-            let (_, _, _, phase) = tile.instance_pose(i, (f.t - k as f64 * period).min(period - 1e-6));
+            let (_, _, _, phase) = tile.instance_pose(i, tau.min(period - 1e-6));
             let want = (j as f64 * 0.5).fract();
             let d = (f64::from(phase) - want).rem_euclid(1.0);
             errors.push((d.min(1.0 - d), a, j, f.t));

@@ -18,8 +18,14 @@ pub use crate::skeletal::{
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
-/// Version of the baked format written in `extras.crowdpatch.format`.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the baked format written in `extras.crowdpatch.format`: 2
+/// since an agent's first instance may also show its last window
+/// ([`BakedAgent::last_on_first`]). The runtime reads 1 and 2.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// Least hidden time `[s]` between the last window's part and the first's
+/// of an instance showing both ([`BakedAgent::last_on_first`]).
+pub const MIN_HIDDEN: f64 = 1e-3;
 
 /// A side of the square patch, in counter-clockwise order.
 ///
@@ -306,6 +312,41 @@ impl BakedAgent {
         first..last_open + 1
     }
 
+    /// Whether the first instance also shows the last one's window: the
+    /// agent meets two windows or more, and the last window's part of the
+    /// path, play times `[0, end − k₁π)`, ends at least [`MIN_HIDDEN`]
+    /// before the first window's part begins, at `start − k₀π` (the
+    /// instance moves from the path's end to its start while hidden; a
+    /// walker crossing in exactly one period has no such time). That
+    /// instance then shows the path at `τ + k₁π` before
+    /// [`BakedAgent::split`] and at `τ + k₀π` from it on: one instance
+    /// fewer, and no new jump (at the loop point it goes from window k₀'s
+    /// end to window k₁'s start, which is where the agent is when
+    /// k₁ = k₀ + 1, and where window k₀ + 1's instance was otherwise). On
+    /// the shipped patches 10–23 % of the instances. O(1).
+    pub fn last_on_first(&self, period: f64) -> bool {
+        let r = self.instances(period);
+        let (until, from) = self.hidden(period);
+        r.end - r.start >= 2 && until <= from - MIN_HIDDEN
+    }
+
+    /// Play time `[s]` at which an instance showing the last window and the
+    /// first ([`BakedAgent::last_on_first`]) turns from one to the other:
+    /// the middle of the time it is hidden, at least [`MIN_HIDDEN`] / 2 from
+    /// either part, so that rounding a key time (to `f32`, or to a
+    /// compressor's grid) never moves a key across it.
+    pub fn split(&self, period: f64) -> f64 {
+        let (until, from) = self.hidden(period);
+        0.5 * (until + from)
+    }
+
+    /// Play times `[s]` at which the last window's part of the path ends
+    /// (`end − k₁π`) and the first window's part begins (`start − k₀π`).
+    pub fn hidden(&self, period: f64) -> (f64, f64) {
+        let r = self.instances(period);
+        (self.end() - (r.end - 1) as f64 * period, self.start() - r.start as f64 * period)
+    }
+
     /// Position `[m]` and heading `[rad]` at unwrapped time `t` `[s]`, or
     /// `None` outside `[start, end]`. O(log n) in the number of keys.
     pub fn sample(&self, t: f64) -> Option<([f64; 2], f64)> {
@@ -571,7 +612,9 @@ pub struct AgentExtras {
     pub interval: [f64; 2],
     /// Period index `k` of the first instance (see [`BakedAgent::instances`]).
     pub first_instance: i64,
-    /// glTF node index of each instance, in instance order.
+    /// glTF node index of each instance, in instance order. The last equals
+    /// the first where the first instance also shows the last window
+    /// ([`BakedAgent::last_on_first`]; format 2).
     pub nodes: Vec<usize>,
     /// The agent's foot plants (skeletal bakes only; possibly empty for a
     /// standing agent), unwrapped times on the path's clock.
@@ -621,6 +664,30 @@ mod tests {
         assert_eq!(agent(&[8.0, 20.0]).instances(10.0), 0..2);
         assert_eq!(agent(&[8.0, 20.5]).instances(10.0), 0..3);
         assert_eq!(agent(&[0.0, 10.0]).instances(10.0), 0..1);
+    }
+
+    #[test]
+    fn the_first_instance_shows_the_last_window_only_with_time_to_move_hidden() {
+        // [8, 23] at period 10: windows 0, 1, 2; the last window's part is
+        // play times [0, 3), the first's [8, 10): hidden from 3 to 8.
+        let a = agent(&[8.0, 23.0]);
+        assert!(a.last_on_first(10.0));
+        assert_eq!(a.hidden(10.0), (3.0, 8.0));
+        assert_eq!(a.split(10.0), 5.5);
+        // Crossing in exactly one period: the parts meet, nothing hidden.
+        let b = agent(&[8.0, 18.0]);
+        assert_eq!(b.hidden(10.0), (8.0, 8.0));
+        assert!(!b.last_on_first(10.0));
+        // Within a millisecond: not enough time to move while hidden.
+        assert!(!agent(&[8.0, 17.9995]).last_on_first(10.0));
+        assert!(agent(&[8.0, 17.998]).last_on_first(10.0));
+        // Overlapping parts, and a single window: no.
+        assert!(!agent(&[8.0, 19.0]).last_on_first(10.0));
+        assert!(!agent(&[2.0, 8.0]).last_on_first(10.0));
+        // A path ending exactly on a window's end has no part in the next.
+        let c = agent(&[8.0, 20.0]);
+        assert_eq!(c.instances(10.0), 0..2);
+        assert!(!c.last_on_first(10.0));
     }
 
     #[test]

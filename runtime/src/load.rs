@@ -99,7 +99,9 @@ fn crowdpatch_record(root: &Root) -> Result<serde_json::Value, LoadError> {
         .and_then(|e| e.get("crowdpatch"))
         .ok_or_else(|| LoadError::NotCrowdpatch { reason: "its scene has no extras.crowdpatch record".into() })?;
     match record.get("format").and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(record.clone()),
+        // Format 1 is format 2 without a first instance showing the last
+        // window: read alike.
+        Some(v) if (1..=u64::from(FORMAT_VERSION)).contains(&v) => Ok(record.clone()),
         Some(found) => Err(LoadError::UnsupportedVersion { found, supported: FORMAT_VERSION }),
         None => Err(LoadError::extras("format", "is missing or not a whole number")),
     }
@@ -221,7 +223,34 @@ fn tracks(root: &Root, bin: &glb::Data<'_>, extras: &SceneExtras) -> Result<Vec<
     let mut tracks = Vec::new();
     let mut seen_node = vec![false; node_count];
     for (a, agent) in extras.agents.iter().enumerate() {
-        for (j, &node) in agent.nodes.iter().enumerate() {
+        // The first instance showing the last window too: the last node
+        // repeats the first.
+        let nodes = &agent.nodes;
+        let merged = nodes.len() >= 2 && nodes[0] == nodes[nodes.len() - 1];
+        let period64 = extras.header.period;
+        let last = agent.first_instance + nodes.len() as i64 - 1;
+        // Where the last window's part ends and the first's begins.
+        let until = agent.interval[1] - last as f64 * period64;
+        let from = agent.interval[0] - agent.first_instance as f64 * period64;
+        let info = |j: usize, node: usize| {
+            let k = agent.first_instance + j as i64;
+            if merged && j == 0 {
+                InstanceInfo { agent: a, k, k_before: last, split: 0.5 * (until + from), node }
+            } else {
+                InstanceInfo::single(a, k, node)
+            }
+        };
+        if merged && until > from - 0.5 * crate::format::MIN_HIDDEN {
+            return Err(LoadError::extras(
+                format!("agents[{a}].nodes"),
+                format!(
+                    "repeat node {} first and last, but the last window's part (play times 0 to {until:.6} s) \
+                     is not hidden from the first's (from {from:.6} s)",
+                    nodes[0]
+                ),
+            ));
+        }
+        for (j, &node) in nodes.iter().enumerate().take(nodes.len() - usize::from(merged)) {
             let path = format!("agents[{a}].nodes[{j}]");
             let Some(n) = root.nodes.get(node) else {
                 return Err(LoadError::extras(path, format!("= {node}, but the file has {node_count} nodes")));
@@ -231,7 +260,7 @@ fn tracks(root: &Root, bin: &glb::Data<'_>, extras: &SceneExtras) -> Result<Vec<
             }
             let channels = by_node.get(&node).copied().unwrap_or_default();
             let mut track = root_motion(&reader, n, node, channels)?;
-            track.info = Some(InstanceInfo { agent: a, k: agent.first_instance + j as i64, node });
+            track.info = Some(info(j, node));
             let (from, length) = visibility(&reader, channels.scale, n)?;
             track.visible_from = from;
             track.visible_for = length;

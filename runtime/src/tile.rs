@@ -166,17 +166,41 @@ impl JointClip {
     }
 }
 
-/// What an agent instance is: which agent, which period shift, which node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an agent instance is: which agent, which period shifts, which node.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InstanceInfo {
     /// Index of the agent in [`SceneExtras::agents`].
     pub agent: usize,
-    /// Period index `k`: at play time `τ` the instance shows the agent's path
-    /// at the unwrapped time `τ + kπ`.
+    /// Period index `k`: from play time `split` on, the instance shows the
+    /// agent's path at the unwrapped time `τ + kπ`.
     pub k: i64,
+    /// Period index before play time `split`: the agent's last window where
+    /// its first instance also shows it
+    /// ([`crate::BakedAgent::last_on_first`]), else `k`.
+    pub k_before: i64,
+    /// Play time `[s]` from which `k` holds (0 where `k_before = k`).
+    pub split: f64,
     /// glTF node index (for a tile built with [`Tile::from_baked`], the
     /// instance index).
     pub node: usize,
+}
+
+impl InstanceInfo {
+    /// An instance showing one window, `k`.
+    pub fn single(agent: usize, k: i64, node: usize) -> InstanceInfo {
+        InstanceInfo { agent, k, k_before: k, split: 0.0, node }
+    }
+
+    /// The period index shown at play time `tau` `[s]`.
+    pub fn period_index(&self, tau: f64) -> i64 {
+        if tau < self.split { self.k_before } else { self.k }
+    }
+
+    /// The unwrapped time `[s]` of the path shown at play time `tau` `[s]`
+    /// of a loop of period `period` `[s]`.
+    pub fn path_time(&self, tau: f64, period: f64) -> f64 {
+        tau + self.period_index(tau) as f64 * period
+    }
 }
 
 /// A baked patch in compact playback form. See the [module](self)
@@ -239,8 +263,9 @@ pub(crate) struct Track {
 
 impl Track {
     /// Distance walked over the track `[m]`.
-    fn distance(&self) -> f64 {
-        (1..self.times.len())
+    /// Distance `[m]` along the keys `keys` (a range of key indices).
+    fn distance_over(&self, keys: std::ops::Range<usize>) -> f64 {
+        (keys.start + 1..keys.end)
             .map(|i| f64::from(self.x[i] - self.x[i - 1]).hypot(f64::from(self.y[i] - self.y[i - 1])))
             .sum()
     }
@@ -350,21 +375,50 @@ impl Tile {
             if let Some(steps) = footsteps.as_ref().and_then(|f| f.get(agent)) {
                 let [start, end] = extras.agents[agent].interval;
                 for &i in list.iter() {
-                    let k = tracks[i].info.map_or(0, |info| info.k) as f64;
+                    let info = tracks[i].info.unwrap_or(InstanceInfo::single(agent, 0, i));
                     // A key at every footstep inside the track, so that the
                     // phase is exact at each plant also where the root's
                     // keys lie far apart (a walker slowing to a stop).
-                    let taus: Vec<f32> = steps.iter().map(|&s| (s - k * period) as f32).collect();
+                    let mut taus: Vec<f32> = steps.iter().map(|&s| (s - info.k as f64 * period) as f32).collect();
+                    if info.k_before != info.k {
+                        // Each window's footsteps on its side of the split.
+                        let shown = |tau: f32, k: i64| info.period_index(f64::from(tau)) == k;
+                        taus.retain(|&tau| shown(tau, info.k));
+                        taus.extend(
+                            steps
+                                .iter()
+                                .map(|&s| (s - info.k_before as f64 * period) as f32)
+                                .filter(|&tau| shown(tau, info.k_before)),
+                        );
+                        taus.sort_by(f32::total_cmp);
+                    }
                     insert_keys(&mut tracks[i], &taus);
                     cycles[i].resize(tracks[i].times.len(), 0.0);
                     for (j, &tau) in tracks[i].times.iter().enumerate() {
-                        let t = (f64::from(tau) + k * period).clamp(start, end);
+                        let t = info.path_time(f64::from(tau), period).clamp(start, end);
                         cycles[i][j] = footstep_cycles(steps, t).min(MAX_CYCLES) as f32;
                     }
                 }
                 continue;
             }
-            let total: f64 = list.iter().map(|&i| tracks[i].distance()).sum();
+            // The tracks' keys in the order of the path's time: per window
+            // `k`, (track, its keys showing window k). A track showing two
+            // windows (its keys before its split, then from it) is two
+            // pieces, and the hidden jump between them is no distance walked.
+            let mut pieces: Vec<(i64, usize, std::ops::Range<usize>)> = Vec::with_capacity(list.len() + 1);
+            for &i in list.iter() {
+                let n = tracks[i].times.len();
+                match tracks[i].info {
+                    Some(info) if info.k_before != info.k => {
+                        let cut = tracks[i].times.partition_point(|&tau| f64::from(tau) < info.split);
+                        pieces.push((info.k_before, i, 0..cut));
+                        pieces.push((info.k, i, cut..n));
+                    }
+                    info => pieces.push((info.map_or(0, |info| info.k), i, 0..n)),
+                }
+            }
+            pieces.sort_by_key(|p| p.0);
+            let total: f64 = pieces.iter().map(|(_, i, keys)| tracks[*i].distance_over(keys.clone())).sum();
             if total < 1e-3 {
                 continue;
             }
@@ -374,13 +428,14 @@ impl Tile {
             }
             let per_metre = n_cycles / total;
             let mut walked = 0.0;
-            for &i in list.iter() {
+            for (_, i, keys) in pieces {
                 let tr = &tracks[i];
-                for (j, c) in cycles[i].iter_mut().enumerate() {
-                    if j > 0 {
+                let first = keys.start;
+                for j in keys {
+                    if j > first {
                         walked += f64::from(tr.x[j] - tr.x[j - 1]).hypot(f64::from(tr.y[j] - tr.y[j - 1]));
                     }
-                    *c = (walked * per_metre) as f32;
+                    cycles[i][j] = (walked * per_metre) as f32;
                 }
             }
         }
@@ -403,7 +458,7 @@ impl Tile {
             extras,
         };
         for (i, track) in tracks.iter_mut().enumerate() {
-            tile.info.push(track.info.unwrap_or(InstanceInfo { agent: 0, k: 0, node: i }));
+            tile.info.push(track.info.unwrap_or(InstanceInfo::single(0, 0, i)));
             tile.key_start.push(tile.keys.len() as u32);
             tile.visible_from.push(track.visible_from);
             tile.visible_for.push(track.visible_for);
@@ -434,7 +489,10 @@ impl Tile {
     /// the same keys, in `f32`, as the GLB exporter writes: per instance `k`
     /// of each agent, the path sampled at `τ = 0`, at every path key inside
     /// the window `(kπ, (k+1)π)` and at `τ = π`, held at its ends outside the
-    /// path's interval, visible on `[start − kπ, end − kπ) ∩ [0, π)`.
+    /// path's interval, visible on `[start − kπ, end − kπ) ∩ [0, π)`; where
+    /// the first instance also shows the last window
+    /// ([`crate::BakedAgent::last_on_first`]), its keys before the split are the
+    /// last window's, and it is visible on both windows' parts (wrapping).
     ///
     /// The patch is assumed valid (as a bake produces it): at least two keys
     /// per agent, increasing times. An agent with fewer keys is skipped.
@@ -454,9 +512,9 @@ impl Tile {
                 continue;
             }
             let instances = agent.instances(period);
-            let mut nodes = Vec::new();
-            for k in instances.clone() {
-                let (start, end) = (agent.start(), agent.end());
+            let (start, end) = (agent.start(), agent.end());
+            // (τ in f32, unwrapped time to sample) of window k.
+            let window = |k: i64| {
                 let w0 = k as f64 * period;
                 let w1 = w0 + period;
                 let mut samples: Vec<(f32, f64)> = vec![(0.0, w0.clamp(start, end))];
@@ -471,8 +529,30 @@ impl Tile {
                     Some(last) if last.0 >= period as f32 => last.1 = w1.clamp(start, end),
                     _ => samples.push((period as f32, w1.clamp(start, end))),
                 }
-                let mut track =
-                    Track { info: Some(InstanceInfo { agent: a, k, node: tracks.len() }), ..Track::default() };
+                samples
+            };
+            let merged = agent.last_on_first(period);
+            let last = instances.end - 1;
+            let mut nodes = Vec::new();
+            for k in instances.clone() {
+                if merged && k == last {
+                    nodes.push(nodes[0]);
+                    continue;
+                }
+                let (samples, info) = if merged && k == instances.start {
+                    // Window `last` before the split, window k from it on.
+                    let split = agent.split(period);
+                    let s32 = split as f32;
+                    let samples: Vec<(f32, f64)> = window(last)
+                        .into_iter()
+                        .filter(|w| w.0 < s32)
+                        .chain(window(k).into_iter().filter(|w| w.0 >= s32))
+                        .collect();
+                    (samples, InstanceInfo { agent: a, k, k_before: last, split, node: tracks.len() })
+                } else {
+                    (window(k), InstanceInfo::single(a, k, tracks.len()))
+                };
+                let mut track = Track { info: Some(info), ..Track::default() };
                 let mut previous: Option<f64> = None;
                 for (tau, t) in samples {
                     let (p, h) = agent.sample(t).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
@@ -486,10 +566,16 @@ impl Tile {
                     track.y.push(p[1] as f32);
                     track.heading.push(h as f32);
                 }
+                let w0 = k as f64 * period;
                 let from = (start - w0).max(0.0) as f32;
-                let to = (end - w0).min(period) as f32;
+                let to = if merged && k == instances.start {
+                    // Shown on [from, π) and on [0, end − (last)π).
+                    period as f32 + agent.hidden(period).0 as f32
+                } else {
+                    (end - w0).min(period) as f32
+                };
                 track.visible_from = from;
-                track.visible_for = (to - from).max(0.0);
+                track.visible_for = (to - from).max(0.0).min(period as f32);
                 nodes.push(tracks.len());
                 tracks.push(track);
             }
@@ -790,19 +876,23 @@ pub(crate) mod tests {
 
     #[test]
     fn sampling_matches_the_baked_path_at_every_instance() {
-        // A path over [8, 23] s: three instances at period 10.
+        // A path over [8, 23] s meets three windows at period 10; the last
+        // one's part (play times 0 to 3 s) ends before the first's begins
+        // (8 s), so the first instance shows both: two instances.
         let a = agent(&[(8.0, [0.0, 0.0]), (12.0, [4.0, 0.0]), (23.0, [4.0, 11.0])]);
+        assert!(a.last_on_first(10.0));
+        assert_eq!(a.split(10.0), 5.5);
         let tile = Tile::from_baked(&patch(vec![a.clone()]));
-        assert_eq!(tile.instance_count(), 3);
-        let mut poses = Poses::new(3);
+        assert_eq!(tile.instance_count(), 2);
+        assert_eq!((tile.instance(0).k_before, tile.instance(0).k), (2, 0));
+        let mut poses = Poses::new(2);
         for step in 0..200 {
             let t = step as f64 * 0.173;
             tile.sample(t, &Placement::default(), poses.as_mut());
             let tau = t.rem_euclid(10.0);
             let mut shown = 0;
-            for i in 0..3 {
-                let k = tile.instance(i).k;
-                let unwrapped = tau + k as f64 * 10.0;
+            for i in 0..2 {
+                let unwrapped = tile.instance(i).path_time(tau, 10.0);
                 let visible = (8.0..23.0).contains(&unwrapped);
                 assert_eq!(poses.visible[i], visible, "t = {t}, instance {i}");
                 if visible {

@@ -125,10 +125,14 @@ function measure(m) {
     });
     cur.forEach((c, i) => {
       if (!c.visible) return;
-      deviations.push(dist2(c.root, c.at));
-      if (legLength > 0) ratios.push(c.hipY / legLength);
       const inst = m.instances[i];
       const t = tau + inst.k * period;
+      // A node listed twice (an agent's first instance also showing its
+      // last window) is measured once: by the entry whose window holds t.
+      const [start, end] = m.extras.agents[inst.agent].interval;
+      if (t < start - 1e-6 || t > end + 1e-6) return;
+      deviations.push(dist2(c.root, c.at));
+      if (legLength > 0) ratios.push(c.hipY / legLength);
       inst.footsteps.forEach((f, j) => {
         if (t < f.t - 1e-9 || t > f.lift + 1e-9) return;
         const p = c.feet[f.foot === 'left' ? 0 : 1];
@@ -268,7 +272,7 @@ const reference = against ? await load(against) : null;
 let failed = false;
 for (const file of files) {
   const m = await load(file);
-  const out = { file, character: m.extras.character?.name, instances: m.instances.length, ...measure(m) };
+  const out = { file, character: m.extras.character?.name, instances: new Set(m.instances.map((o) => o.node)).size, ...measure(m) };
   if (seams) Object.assign(out, seamJump(m));
   if (reference) Object.assign(out, compare(m, reference));
   const over = Object.entries(LIMITS).filter(([k, v]) => out[k] !== undefined && out[k] > v).map(([k]) => k)

@@ -128,6 +128,46 @@ impl InstanceTrack {
     }
 }
 
+impl InstanceTrack {
+    /// The track of an agent's first instance `k0` also showing its last
+    /// window `k1` ([`BakedAgent::last_on_first`]): window k1's keys before
+    /// [`BakedAgent::split`] (as `time` maps it), window k0's from it on;
+    /// visible until window k1's part ends and from window k0's part on,
+    /// hidden in between (where it moves from the path's end to its start).
+    /// Rotations stay in one hemisphere throughout.
+    pub fn merged(agent: &BakedAgent, k0: i64, k1: i64, period: f64, time: &dyn Fn(f32) -> f32) -> Self {
+        let late = InstanceTrack::new(agent, k1, period, time);
+        let early = InstanceTrack::new(agent, k0, period, time);
+        let split = time(agent.split(period) as f32);
+        let (until, from) = agent.hidden(period);
+        let (until, from) = (time(until as f32), time(from as f32));
+        let mut track = InstanceTrack {
+            times: Vec::new(),
+            translations: Vec::new(),
+            rotations: Vec::new(),
+            scale_times: Vec::new(),
+            scales: Vec::new(),
+        };
+        for j in (0..late.times.len()).filter(|&j| late.times[j] < split) {
+            track.times.push(late.times[j]);
+            track.translations.push(late.translations[j]);
+            track.rotations.push(late.rotations[j]);
+        }
+        let flip = match (track.rotations.last(), early.rotations.iter().zip(&early.times).find(|x| *x.1 >= split)) {
+            (Some(a), Some((b, _))) => a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0,
+            _ => false,
+        };
+        for j in (0..early.times.len()).filter(|&j| early.times[j] >= split) {
+            track.times.push(early.times[j]);
+            track.translations.push(early.translations[j]);
+            track.rotations.push(if flip { early.rotations[j].map(|c| -c) } else { early.rotations[j] });
+        }
+        let period32 = period as f32;
+        (track.scale_times, track.scales) = (vec![0.0, until, from, period32], vec![1.0, 0.0, 1.0, 1.0]);
+        track
+    }
+}
+
 /// The keyframes of one sampler: times (an input accessor from
 /// [`AnimationBuilder::input`]), interpolation, and output values.
 pub(crate) struct Keys<'a> {

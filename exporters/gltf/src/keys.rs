@@ -358,6 +358,9 @@ pub(crate) fn reduce(
     let mut planted = vec![[false; 2]; m];
     let mut event = vec![[false; 2]; m];
     let agent_t: Vec<f64> = window.iter().map(|&w| a.times[w]).collect();
+    // Runs of samples in the agent's time order: one, or two where a first
+    // instance also shows the last window (its later samples come first).
+    let cut = (1..m).find(|&k| agent_t[k] < agent_t[k - 1]).unwrap_or(m);
     for f in &a.footsteps {
         let side = f.foot.index();
         for (k, &t) in agent_t.iter().enumerate() {
@@ -365,11 +368,14 @@ pub(crate) fn reduce(
                 planted[k][side] = true;
             }
         }
-        for e in [f.t, f.lift] {
-            if e >= agent_t[0] && e <= agent_t[m - 1] {
-                let i = agent_t.partition_point(|&t| t < e);
-                let near = if i > 0 && (i == m || e - agent_t[i - 1] < agent_t[i] - e) { i - 1 } else { i };
-                event[near][side] = true;
+        for (lo, run) in [(0, &agent_t[..cut]), (cut, &agent_t[cut..])] {
+            let n = run.len();
+            for e in [f.t, f.lift] {
+                if n > 0 && e >= run[0] && e <= run[n - 1] {
+                    let i = run.partition_point(|&t| t < e);
+                    let near = if i > 0 && (i == n || e - run[i - 1] < run[i] - e) { i - 1 } else { i };
+                    event[lo + near][side] = true;
+                }
             }
         }
     }

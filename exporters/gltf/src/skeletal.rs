@@ -209,7 +209,17 @@ fn instance_keys(
     k: i64,
 ) -> Plan {
     let (agent, anim) = (&patch.agents[i], &sk.agents[i]);
-    let window = window_keys(&anim.times, k, patch.header.period, &|t| played.time(t));
+    let period = patch.header.period;
+    let window = if agent.last_on_first(period) && k == agent.instances(period).start {
+        // Window `last` before the split, window k from it on.
+        let last = agent.instances(period).end - 1;
+        let split = played.time(agent.split(period) as f32);
+        let time = |t| played.time(t);
+        let before = window_keys(&anim.times, last, period, &time).into_iter().filter(|w| time(w.0) < split);
+        before.chain(window_keys(&anim.times, k, period, &time).into_iter().filter(|w| time(w.0) >= split)).collect()
+    } else {
+        window_keys(&anim.times, k, period, &|t| played.time(t))
+    };
     let reduced = options.key_tolerance.map(|tol| {
         let eps = 1e-6 * patch.header.period;
         let (start, end) = (agent.start() - eps, agent.end() + eps);
@@ -251,7 +261,13 @@ pub(crate) fn agent_nodes(
         .agents
         .iter()
         .enumerate()
-        .flat_map(|(i, agent)| agent.instances(patch.header.period).map(move |k| (i, k)))
+        .flat_map(|(i, agent)| {
+            let period = patch.header.period;
+            let r = agent.instances(period);
+            // The first instance shows the last window too, where it can.
+            let end = if agent.last_on_first(period) { r.end - 1 } else { r.end };
+            (r.start..end).map(move |k| (i, k))
+        })
         .collect();
     let mut plans = map_instances(&pairs, |&(i, k)| instance_keys(patch, sk, options, &played, i, k)).into_iter();
     let mut records = Vec::with_capacity(patch.agents.len());
@@ -259,11 +275,25 @@ pub(crate) fn agent_nodes(
     let mut mesh_nodes = Vec::new();
     for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
         let instances = agent.instances(patch.header.period);
+        let (merged, last) = (agent.last_on_first(patch.header.period), instances.end - 1);
         let mut nodes = Vec::new();
         for k in instances.clone() {
-            let track = InstanceTrack::new(agent, k, patch.header.period, &|t| played.time(t));
+            if merged && k == last {
+                // The first instance shows this window.
+                nodes.push(nodes[0]);
+                continue;
+            }
+            let (track, name) = if merged && k == instances.start {
+                let track = InstanceTrack::merged(agent, k, last, patch.header.period, &|t| played.time(t));
+                (track, format!("agent {i} instances {k} and {last}"))
+            } else {
+                (
+                    InstanceTrack::new(agent, k, patch.header.period, &|t| played.time(t)),
+                    format!("agent {i} instance {k}"),
+                )
+            };
             let node = b.root.push(json::Node {
-                name: Some(format!("agent {i} instance {k}")),
+                name: Some(name.clone()),
                 translation: Some(track.translations[0]),
                 rotation: Some(json::scene::UnitQuaternion(track.rotations[0])),
                 scale: Some([track.scales[0]; 3]),
@@ -358,13 +388,13 @@ pub(crate) fn agent_nodes(
                 extras: None,
                 inverse_bind_matrices: Some(ibm),
                 joints: joint_nodes.clone(),
-                name: Some(format!("agent {i} instance {k}")),
+                name: Some(name.clone()),
                 skeleton: None,
             });
             mesh_nodes.push(json::Node {
                 mesh: Some(mesh),
                 skin: Some(skin),
-                name: Some(format!("agent {i} instance {k} mesh")),
+                name: Some(format!("{name} mesh")),
                 ..Default::default()
             });
             roots.push(node);

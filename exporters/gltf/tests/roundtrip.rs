@@ -170,9 +170,20 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
         assert_eq!(record.interval, [agent.start(), agent.end()]);
         assert_eq!(record.first_instance, instances.start);
         assert_eq!(record.nodes.len(), instances.clone().count());
+        // The first instance shows the last window too where it can: the
+        // last node repeats the first.
+        let merged = agent.last_on_first(period);
+        let last = instances.end - 1;
+        assert_eq!(record.nodes.len() >= 2 && record.nodes[0] == record.nodes[record.nodes.len() - 1], merged);
         for (k, &n) in instances.zip(&record.nodes) {
             let node = &nodes[n];
-            assert_eq!(node.name(), Some(format!("agent {i} instance {k}").as_str()));
+            let name = match merged {
+                true if k == record.first_instance || k == last => {
+                    format!("agent {i} instances {} and {last}", record.first_instance)
+                }
+                _ => format!("agent {i} instance {k}"),
+            };
+            assert_eq!(node.name(), Some(name.as_str()));
             let mesh = node.mesh().expect("an instance node has the agent mesh").index();
             assert_eq!(*agent_mesh.get_or_insert(mesh), mesh, "instances share one mesh");
         }
@@ -213,9 +224,16 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
         for step in 0..=steps {
             let tau = period * step as f64 / steps as f64;
             let mut shown = 0;
-            for (j, &n) in record.nodes.iter().enumerate() {
-                let k = record.first_instance + j as i64;
+            let count = record.nodes.len();
+            let merged = agent.last_on_first(period);
+            for (j, &n) in record.nodes.iter().enumerate().take(count - usize::from(merged)) {
+                // The merged instance shows the last window before its split
+                // and moves from the path's end to its start while hidden.
+                let before = merged && j == 0 && tau < agent.split(period);
+                let k = record.first_instance + if before { count as i64 - 1 } else { j as i64 };
                 let t = tau + k as f64 * period;
+                let (until, from) = agent.hidden(period);
+                let moving_hidden = merged && j == 0 && tau > until + 1e-4 && tau < from - 1e-4;
                 let track = &tracks[&n];
                 let (translation, rotation, scale) = (
                     track.translation.as_ref().expect("a translation channel"),
@@ -232,6 +250,11 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
                 let clamped = t.clamp(start, end);
                 let (p, h) = agent.sample(clamped).unwrap();
                 let at = translation.at(tau);
+                let s = scale.at(tau);
+                if moving_hidden {
+                    assert_eq!(s, [0.0; 3], "node {n} shown at τ = {tau} between its two windows");
+                    continue;
+                }
                 assert!(
                     distance(at, gltf_point(p)) < 1e-4,
                     "node {n} at τ = {tau}: {at:?}, path at t = {clamped}: {p:?}"
@@ -241,7 +264,6 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
                     distance(f, gltf_point([h.cos(), h.sin()])) < 1e-4,
                     "node {n} at τ = {tau}: faces {f:?}, heading {h}"
                 );
-                let s = scale.at(tau);
                 assert!(s == [0.0; 3] || s == [1.0; 3], "scale {s:?}");
                 // Away from the interval's ends (where STEP switches), the
                 // instance shows exactly when the path is there.
@@ -255,7 +277,7 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
             }
             // A loop agent is always shown once; others at most once per
             // time (except at the switch instants).
-            let interior = (0..record.nodes.len()).all(|j| {
+            let interior = (0..count).all(|j| {
                 let t = tau + (record.first_instance + j as i64) as f64 * period;
                 (t - start).abs() > 1e-3 && (t - end).abs() > 1e-3
             });
