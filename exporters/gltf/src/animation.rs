@@ -129,6 +129,27 @@ impl InstanceTrack {
 }
 
 impl InstanceTrack {
+    /// The track and node name of instance `k` of agent `i`, `agent` (see
+    /// [`BakedAgent::instances`]): `agent {i} instance {k}`, or for a first
+    /// instance also showing the last window ([`BakedAgent::last_on_first`])
+    /// its [`InstanceTrack::merged`] track, `agent {i} instances {k} and
+    /// {last}`; `None` for that last window (it has no node of its own).
+    pub fn of(agent: &BakedAgent, i: usize, k: i64, period: f64, time: &dyn Fn(f32) -> f32) -> Option<(Self, String)> {
+        let instances = agent.instances(period);
+        let last = instances.end - 1;
+        if !agent.last_on_first(period) {
+            return Some((InstanceTrack::new(agent, k, period, time), format!("agent {i} instance {k}")));
+        }
+        if k == last {
+            return None;
+        }
+        if k == instances.start {
+            let name = format!("agent {i} instances {k} and {last}");
+            return Some((InstanceTrack::merged(agent, k, last, period, time), name));
+        }
+        Some((InstanceTrack::new(agent, k, period, time), format!("agent {i} instance {k}")))
+    }
+
     /// The track of an agent's first instance `k0` also showing its last
     /// window `k1` ([`BakedAgent::last_on_first`]): window k1's keys before
     /// [`BakedAgent::split`] (as `time` maps it), window k0's from it on;

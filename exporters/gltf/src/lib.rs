@@ -238,23 +238,13 @@ fn agent_nodes(
     let mut records = Vec::with_capacity(patch.agents.len());
     for (i, agent) in patch.agents.iter().enumerate() {
         let instances = agent.instances(patch.header.period);
-        let (merged, last) = (agent.last_on_first(patch.header.period), instances.end - 1);
         let mut nodes = Vec::with_capacity(instances.clone().count());
         for k in instances.clone() {
-            if merged && k == last {
+            let played = b.played;
+            let Some((track, name)) = InstanceTrack::of(agent, i, k, patch.header.period, &|t| played.time(t)) else {
                 // The first instance shows this window.
                 nodes.push(nodes[0]);
                 continue;
-            }
-            let played = b.played;
-            let (track, name) = if merged && k == instances.start {
-                let track = InstanceTrack::merged(agent, k, last, patch.header.period, &|t| played.time(t));
-                (track, format!("agent {i} instances {k} and {last}"))
-            } else {
-                (
-                    InstanceTrack::new(agent, k, patch.header.period, &|t| played.time(t)),
-                    format!("agent {i} instance {k}"),
-                )
             };
             let node = b.root.push(json::Node {
                 mesh: Some(mesh),

@@ -275,22 +275,12 @@ pub(crate) fn agent_nodes(
     let mut mesh_nodes = Vec::new();
     for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
         let instances = agent.instances(patch.header.period);
-        let (merged, last) = (agent.last_on_first(patch.header.period), instances.end - 1);
         let mut nodes = Vec::new();
         for k in instances.clone() {
-            if merged && k == last {
+            let Some((track, name)) = InstanceTrack::of(agent, i, k, patch.header.period, &|t| played.time(t)) else {
                 // The first instance shows this window.
                 nodes.push(nodes[0]);
                 continue;
-            }
-            let (track, name) = if merged && k == instances.start {
-                let track = InstanceTrack::merged(agent, k, last, patch.header.period, &|t| played.time(t));
-                (track, format!("agent {i} instances {k} and {last}"))
-            } else {
-                (
-                    InstanceTrack::new(agent, k, patch.header.period, &|t| played.time(t)),
-                    format!("agent {i} instance {k}"),
-                )
             };
             let node = b.root.push(json::Node {
                 name: Some(name.clone()),
