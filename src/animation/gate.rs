@@ -142,6 +142,34 @@ fn worse(w: &mut Option<Worst>, value: f64, agent: usize, time: f64, what: impl 
     }
 }
 
+/// Froude number `v² / (g · leg)` above which legs of length `leg` run
+/// rather than walk (the walk–run transition of dynamic similarity:
+/// Alexander, *Optimization and gaits in the locomotion of vertebrates*,
+/// Physiol. Rev. 69, 1989).
+pub const WALK_RUN_FROUDE: f64 = 0.5;
+
+/// A note for a message about agent `a` at time `t` `[s]`: where the path
+/// there (its speed over ±50 ms) is past a walk for legs of length `leg`
+/// `[m]` ([`WALK_RUN_FROUDE`]), what that speed is and what would walk it;
+/// empty otherwise (or where the path is not defined round `t`). O(1).
+fn past_a_walk(paths: &dyn Fn(usize, f64) -> Option<[f64; 2]>, a: usize, t: f64, leg: f64) -> String {
+    let h = 0.05;
+    let (p0, p1, dt) = match (paths(a, t - h), paths(a, t), paths(a, t + h)) {
+        (Some(p0), _, Some(p1)) => (p0, p1, 2.0 * h),
+        (Some(p0), Some(p1), None) | (None, Some(p0), Some(p1)) => (p0, p1, h),
+        _ => return String::new(),
+    };
+    let v = (p1[0] - p0[0]).hypot(p1[1] - p0[1]) / dt;
+    let froude = v * v / (9.81 * leg);
+    if froude <= WALK_RUN_FROUDE {
+        return String::new();
+    }
+    format!(
+        " (the path there runs at {v:.2} m/s, past a walk for legs of {leg:.2} m: Froude number {froude:.2} > \
+         {WALK_RUN_FROUDE}; a taller character or a slower patch walks it)"
+    )
+}
+
 /// The least hip height over leg length of the character's walks (the
 /// library's clips, the idle left out).
 pub fn walk_hip_height(character: &Character, library: &StepLibrary) -> f64 {
@@ -220,7 +248,8 @@ pub fn check(
             }
             if first.is_some() {
                 drifts.push(d_max);
-                worse(&mut drift_max, d_max, a, at, || format!("{} foot", fs.foot.name()), true);
+                let what = || format!("{} foot{}", fs.foot.name(), past_a_walk(paths, a, at, leg));
+                worse(&mut drift_max, d_max, a, at, what, true);
             }
         }
         // Steps.
@@ -394,8 +423,10 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::animation::sampling::{EventJump, EventKind};
+    use crate::character::V3;
     use crate::character::builtin;
     use crowdpatch_runtime::format::Foot;
+    use crowdpatch_runtime::skeletal::Footstep;
 
     fn gate_of(jumps: &[f64]) -> GateReport {
         let c = builtin::character();
@@ -418,6 +449,64 @@ mod tests {
             rotations: Vec::new(),
         };
         check(&c, &[anim], &[trace], &|_, _| None, 0.9, &GateLimits::default())
+    }
+
+    /// The gate on one agent whose right foot, planted from 1 s to 1.6 s,
+    /// drifts `drift` `[m]` along a straight path walked at `speed` `[m/s]`.
+    fn gate_of_drift(drift: f64, speed: f64) -> GateReport {
+        let c = builtin::character();
+        let leg = c.leg_length();
+        let hips = c.hip_joints();
+        let times: Vec<f64> = (0..=40).map(|i| 0.8 + 0.025 * i as f64).collect();
+        let at = |t: f64| -> [f64; 2] { [speed * t, 0.0] };
+        let feet = times
+            .iter()
+            .map(|&t| {
+                let u = ((t - 1.0) / 0.6).clamp(0.0, 1.0);
+                [[at(t)[0], 0.1, 0.0], [1.0 + drift * u, -0.1, 0.0]]
+            })
+            .collect();
+        let joints = times
+            .iter()
+            .map(|_| {
+                let mut j = vec![V3::zeros(); c.skeleton.joints.len()];
+                j[hips[0]].y = 0.95 * leg;
+                j[hips[1]].y = 0.95 * leg;
+                j
+            })
+            .collect();
+        let root = times.iter().map(|&t| at(t)).collect();
+        let trace = Trace { times, feet, root, joints, events: Vec::new() };
+        let plant = Footstep { t: 1.0, foot: Foot::Right, position: [1.0, -0.1], heading: 0.0, lift: 1.6 };
+        let anim = AgentAnimation {
+            footsteps: vec![plant],
+            times: Vec::new(),
+            translations: Vec::new(),
+            rotations: Vec::new(),
+        };
+        let paths = move |_: usize, t: f64| (0.0..=5.0).contains(&t).then(|| at(t));
+        check(&c, &[anim], &[trace], &paths, 0.9, &GateLimits::default())
+    }
+
+    #[test]
+    fn a_drifting_foot_on_a_path_past_a_walk_for_the_legs_says_so() {
+        let leg = builtin::character().leg_length();
+        // Froude number 0.87 for these legs: a run.
+        let fast = (0.87 * 9.81 * leg).sqrt();
+        let g = gate_of_drift(0.017, fast);
+        let v = g.violations.iter().find(|v| v.metric == "stance_drift_max").expect("a drift violation");
+        assert!(v.message.contains("drifts 1.7 cm"), "{}", v.message);
+        assert!(
+            v.message.contains(&format!("{fast:.2} m/s")) && v.message.contains("Froude number 0.87"),
+            "{}",
+            v.message
+        );
+        // The same drift at a walk names no gait.
+        let g = gate_of_drift(0.017, 1.3);
+        let v = g.violations.iter().find(|v| v.metric == "stance_drift_max").expect("a drift violation");
+        assert!(!v.message.contains("Froude"), "{}", v.message);
+        // No drift, no violation.
+        assert!(gate_of_drift(0.0, fast).violations.iter().all(|v| v.metric != "stance_drift_max"));
     }
 
     #[test]
