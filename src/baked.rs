@@ -72,9 +72,9 @@ pub fn limit_turn_rate(ts: &[f64], headings: &mut [f64], rate: f64) {
         for k in a + 1..b {
             headings[k] = wrap_angle(h0 + turn * (ts[k] - ts[a]) / span);
         }
-        // The window's first key may now turn too fast from the one before
-        // it (a window that had to stop at the path's start); look again.
-        i = a.max(1);
+        // Every turn up to the window's last key is now within the rate
+        // (the keys before it and its ends are unchanged).
+        i = b + 1;
     }
 }
 

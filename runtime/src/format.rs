@@ -27,6 +27,13 @@ pub const FORMAT_VERSION: u32 = 2;
 /// of an instance showing both ([`BakedAgent::last_on_first`]).
 pub const MIN_HIDDEN: f64 = 1e-3;
 
+/// Play times `[s]` at which window `k1`'s part of the path over
+/// `interval` (`[start, end]`, unwrapped) ends, `end − k₁π`, and window
+/// `k0`'s part begins, `start − k₀π` (see [`BakedAgent::last_on_first`]).
+pub fn hidden_parts(interval: [f64; 2], k0: i64, k1: i64, period: f64) -> (f64, f64) {
+    (interval[1] - k1 as f64 * period, interval[0] - k0 as f64 * period)
+}
+
 /// A side of the square patch, in counter-clockwise order.
 ///
 /// Side `k` runs from corner `k` to corner `k + 1`: south (0,0)→(L,0),
@@ -344,7 +351,38 @@ impl BakedAgent {
     /// (`end − k₁π`) and the first window's part begins (`start − k₀π`).
     pub fn hidden(&self, period: f64) -> (f64, f64) {
         let r = self.instances(period);
-        (self.end() - (r.end - 1) as f64 * period, self.start() - r.start as f64 * period)
+        hidden_parts([self.start(), self.end()], r.start, r.end - 1, period)
+    }
+
+    /// The instances as a file holds them, in order: per instance the
+    /// window `k` it shows (from its split on), and the window it shows
+    /// before its split, `Some(k₁)` for a first instance also showing the
+    /// last window ([`BakedAgent::last_on_first`]), which then has no
+    /// instance of its own. O(windows).
+    pub fn instance_windows(&self, period: f64) -> Vec<(i64, Option<i64>)> {
+        let r = self.instances(period);
+        if !self.last_on_first(period) {
+            return r.map(|k| (k, None)).collect();
+        }
+        let (first, last) = (r.start, r.end - 1);
+        (first..last).map(|k| (k, (k == first).then_some(last))).collect()
+    }
+
+    /// The agent's record in a file's extras, given the node of each
+    /// instance of [`BakedAgent::instance_windows`] in order: the first
+    /// node listed again last where the first instance also shows the last
+    /// window (format 2).
+    pub fn extras(&self, period: f64, mut nodes: Vec<usize>, footsteps: Option<Vec<Footstep>>) -> AgentExtras {
+        if self.last_on_first(period) && !nodes.is_empty() {
+            nodes.push(nodes[0]);
+        }
+        AgentExtras {
+            kind: self.kind,
+            interval: [self.start(), self.end()],
+            first_instance: self.instances(period).start,
+            nodes,
+            footsteps,
+        }
     }
 
     /// Position `[m]` and heading `[rad]` at unwrapped time `t` `[s]`, or

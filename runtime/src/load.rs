@@ -227,11 +227,10 @@ fn tracks(root: &Root, bin: &glb::Data<'_>, extras: &SceneExtras) -> Result<Vec<
         // repeats the first.
         let nodes = &agent.nodes;
         let merged = nodes.len() >= 2 && nodes[0] == nodes[nodes.len() - 1];
-        let period64 = extras.header.period;
         let last = agent.first_instance + nodes.len() as i64 - 1;
         // Where the last window's part ends and the first's begins.
-        let until = agent.interval[1] - last as f64 * period64;
-        let from = agent.interval[0] - agent.first_instance as f64 * period64;
+        let (until, from) =
+            crate::format::hidden_parts(agent.interval, agent.first_instance, last, extras.header.period);
         let info = |j: usize, node: usize| {
             let k = agent.first_instance + j as i64;
             if merged && j == 0 {

@@ -262,8 +262,7 @@ pub(crate) struct Track {
 }
 
 impl Track {
-    /// Distance walked over the track `[m]`.
-    /// Distance `[m]` along the keys `keys` (a range of key indices).
+    /// Distance walked `[m]` along the keys `keys` (a range of key indices).
     fn distance_over(&self, keys: std::ops::Range<usize>) -> f64 {
         (keys.start + 1..keys.end)
             .map(|i| f64::from(self.x[i] - self.x[i - 1]).hypot(f64::from(self.y[i] - self.y[i - 1])))
@@ -511,7 +510,6 @@ impl Tile {
                 });
                 continue;
             }
-            let instances = agent.instances(period);
             let (start, end) = (agent.start(), agent.end());
             // (τ in f32, unwrapped time to sample) of window k.
             let window = |k: i64| {
@@ -531,26 +529,21 @@ impl Tile {
                 }
                 samples
             };
-            let merged = agent.last_on_first(period);
-            let last = instances.end - 1;
             let mut nodes = Vec::new();
-            for k in instances.clone() {
-                if merged && k == last {
-                    nodes.push(nodes[0]);
-                    continue;
-                }
-                let (samples, info) = if merged && k == instances.start {
+            for (k, before) in agent.instance_windows(period) {
+                let (samples, info) = match before {
                     // Window `last` before the split, window k from it on.
-                    let split = agent.split(period);
-                    let s32 = split as f32;
-                    let samples: Vec<(f32, f64)> = window(last)
-                        .into_iter()
-                        .filter(|w| w.0 < s32)
-                        .chain(window(k).into_iter().filter(|w| w.0 >= s32))
-                        .collect();
-                    (samples, InstanceInfo { agent: a, k, k_before: last, split, node: tracks.len() })
-                } else {
-                    (window(k), InstanceInfo::single(a, k, tracks.len()))
+                    Some(last) => {
+                        let split = agent.split(period);
+                        let s32 = split as f32;
+                        let samples: Vec<(f32, f64)> = window(last)
+                            .into_iter()
+                            .filter(|w| w.0 < s32)
+                            .chain(window(k).into_iter().filter(|w| w.0 >= s32))
+                            .collect();
+                        (samples, InstanceInfo { agent: a, k, k_before: last, split, node: tracks.len() })
+                    }
+                    None => (window(k), InstanceInfo::single(a, k, tracks.len())),
                 };
                 let mut track = Track { info: Some(info), ..Track::default() };
                 let mut previous: Option<f64> = None;
@@ -568,24 +561,17 @@ impl Tile {
                 }
                 let w0 = k as f64 * period;
                 let from = (start - w0).max(0.0) as f32;
-                let to = if merged && k == instances.start {
+                let to = match before {
                     // Shown on [from, π) and on [0, end − (last)π).
-                    period as f32 + agent.hidden(period).0 as f32
-                } else {
-                    (end - w0).min(period) as f32
+                    Some(_) => period as f32 + agent.hidden(period).0 as f32,
+                    None => (end - w0).min(period) as f32,
                 };
                 track.visible_from = from;
                 track.visible_for = (to - from).max(0.0).min(period as f32);
                 nodes.push(tracks.len());
                 tracks.push(track);
             }
-            agents.push(AgentExtras {
-                kind: agent.kind,
-                interval: [agent.start(), agent.end()],
-                first_instance: instances.start,
-                nodes,
-                footsteps: None,
-            });
+            agents.push(agent.extras(period, nodes, None));
         }
         let extras = SceneExtras {
             format: patch.format,

@@ -32,7 +32,7 @@ pub(crate) fn heading_to_yaw(heading: f64) -> f64 {
 }
 
 /// The keyframes of one agent instance over the play window.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct InstanceTrack {
     /// Key times `τ` `[s]` of the translation and rotation channels: strictly
     /// increasing in `f32`, from 0 to `π`.
@@ -129,25 +129,24 @@ impl InstanceTrack {
 }
 
 impl InstanceTrack {
-    /// The track and node name of instance `k` of agent `i`, `agent` (see
-    /// [`BakedAgent::instances`]): `agent {i} instance {k}`, or for a first
-    /// instance also showing the last window ([`BakedAgent::last_on_first`])
-    /// its [`InstanceTrack::merged`] track, `agent {i} instances {k} and
-    /// {last}`; `None` for that last window (it has no node of its own).
-    pub fn of(agent: &BakedAgent, i: usize, k: i64, period: f64, time: &dyn Fn(f32) -> f32) -> Option<(Self, String)> {
-        let instances = agent.instances(period);
-        let last = instances.end - 1;
-        if !agent.last_on_first(period) {
-            return Some((InstanceTrack::new(agent, k, period, time), format!("agent {i} instance {k}")));
+    /// The track and node name of the instance of agent `i`, `agent`,
+    /// showing window `k` and, before its split, window `before` (see
+    /// [`BakedAgent::instance_windows`]): `agent {i} instance {k}`, or for a
+    /// first instance also showing the last window its
+    /// [`InstanceTrack::merged`] track, `agent {i} instances {k} and {last}`.
+    pub fn of(
+        agent: &BakedAgent,
+        i: usize,
+        (k, before): (i64, Option<i64>),
+        period: f64,
+        time: &dyn Fn(f32) -> f32,
+    ) -> (Self, String) {
+        match before {
+            Some(last) => {
+                (InstanceTrack::merged(agent, k, last, period, time), format!("agent {i} instances {k} and {last}"))
+            }
+            None => (InstanceTrack::new(agent, k, period, time), format!("agent {i} instance {k}")),
         }
-        if k == last {
-            return None;
-        }
-        if k == instances.start {
-            let name = format!("agent {i} instances {k} and {last}");
-            return Some((InstanceTrack::merged(agent, k, last, period, time), name));
-        }
-        Some((InstanceTrack::new(agent, k, period, time), format!("agent {i} instance {k}")))
     }
 
     /// The track of an agent's first instance `k0` also showing its last
@@ -162,13 +161,7 @@ impl InstanceTrack {
         let split = time(agent.split(period) as f32);
         let (until, from) = agent.hidden(period);
         let (until, from) = (time(until as f32), time(from as f32));
-        let mut track = InstanceTrack {
-            times: Vec::new(),
-            translations: Vec::new(),
-            rotations: Vec::new(),
-            scale_times: Vec::new(),
-            scales: Vec::new(),
-        };
+        let mut track = InstanceTrack::default();
         for j in (0..late.times.len()).filter(|&j| late.times[j] < split) {
             track.times.push(late.times[j]);
             track.translations.push(late.translations[j]);

@@ -237,15 +237,11 @@ fn agent_nodes(
     let mesh = b.mesh("agent".to_owned(), &body, material);
     let mut records = Vec::with_capacity(patch.agents.len());
     for (i, agent) in patch.agents.iter().enumerate() {
-        let instances = agent.instances(patch.header.period);
-        let mut nodes = Vec::with_capacity(instances.clone().count());
-        for k in instances.clone() {
+        let windows = agent.instance_windows(patch.header.period);
+        let mut nodes = Vec::with_capacity(windows.len() + 1);
+        for window in windows {
             let played = b.played;
-            let Some((track, name)) = InstanceTrack::of(agent, i, k, patch.header.period, &|t| played.time(t)) else {
-                // The first instance shows this window.
-                nodes.push(nodes[0]);
-                continue;
-            };
+            let (track, name) = InstanceTrack::of(agent, i, window, patch.header.period, &|t| played.time(t));
             let node = b.root.push(json::Node {
                 mesh: Some(mesh),
                 name: Some(name),
@@ -258,13 +254,7 @@ fn agent_nodes(
             roots.push(node);
             nodes.push(node.value());
         }
-        records.push(AgentExtras {
-            kind: agent.kind,
-            interval: [agent.start(), agent.end()],
-            first_instance: instances.start,
-            nodes,
-            footsteps: None,
-        });
+        records.push(agent.extras(patch.header.period, nodes, None));
     }
     records
 }

@@ -195,7 +195,8 @@ fn map_instances<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Sen
     }
 }
 
-/// The keys of instance `k` of agent `i`: its window of play time (τ,
+/// The keys of agent `i`'s instance showing window `k` (and window `before`
+/// before its split, [`BakedAgent::instance_windows`]): its play time (τ,
 /// sample index) and, with a tolerance, the visible part of the window only
 /// (a hidden instance shows nothing; players hold the first and last keys),
 /// each joint channel reduced within the tolerance to the keys it needs
@@ -206,19 +207,21 @@ fn instance_keys(
     options: &GlbOptions,
     played: &Played,
     i: usize,
-    k: i64,
+    (k, before): (i64, Option<i64>),
 ) -> Plan {
     let (agent, anim) = (&patch.agents[i], &sk.agents[i]);
     let period = patch.header.period;
-    let window = if agent.last_on_first(period) && k == agent.instances(period).start {
+    let time = |t| played.time(t);
+    let window = match before {
         // Window `last` before the split, window k from it on.
-        let last = agent.instances(period).end - 1;
-        let split = played.time(agent.split(period) as f32);
-        let time = |t| played.time(t);
-        let before = window_keys(&anim.times, last, period, &time).into_iter().filter(|w| time(w.0) < split);
-        before.chain(window_keys(&anim.times, k, period, &time).into_iter().filter(|w| time(w.0) >= split)).collect()
-    } else {
-        window_keys(&anim.times, k, period, &|t| played.time(t))
+        Some(last) => {
+            let split = time(agent.split(period) as f32);
+            let before = window_keys(&anim.times, last, period, &time).into_iter().filter(|w| time(w.0) < split);
+            before
+                .chain(window_keys(&anim.times, k, period, &time).into_iter().filter(|w| time(w.0) >= split))
+                .collect()
+        }
+        None => window_keys(&anim.times, k, period, &time),
     };
     let reduced = options.key_tolerance.map(|tol| {
         let eps = 1e-6 * patch.header.period;
@@ -257,31 +260,18 @@ pub(crate) fn agent_nodes(
     let ibm = b.floats(ViewKind::Skin, FloatType::Mat4, &ibm, false);
     // The keys of every instance, reduced (in parallel with the
     // `parallel` feature; the same result in any case).
-    let pairs: Vec<(usize, i64)> = patch
-        .agents
-        .iter()
-        .enumerate()
-        .flat_map(|(i, agent)| {
-            let period = patch.header.period;
-            let r = agent.instances(period);
-            // The first instance shows the last window too, where it can.
-            let end = if agent.last_on_first(period) { r.end - 1 } else { r.end };
-            (r.start..end).map(move |k| (i, k))
-        })
-        .collect();
-    let mut plans = map_instances(&pairs, |&(i, k)| instance_keys(patch, sk, options, &played, i, k)).into_iter();
+    let windows: Vec<Vec<(i64, Option<i64>)>> =
+        patch.agents.iter().map(|agent| agent.instance_windows(patch.header.period)).collect();
+    let pairs: Vec<(usize, (i64, Option<i64>))> =
+        windows.iter().enumerate().flat_map(|(i, w)| w.iter().map(move |&w| (i, w))).collect();
+    let mut plans = map_instances(&pairs, |&(i, w)| instance_keys(patch, sk, options, &played, i, w)).into_iter();
     let mut records = Vec::with_capacity(patch.agents.len());
     let mut skins: Vec<json::Skin> = Vec::new();
     let mut mesh_nodes = Vec::new();
     for (i, (agent, anim)) in patch.agents.iter().zip(&sk.agents).enumerate() {
-        let instances = agent.instances(patch.header.period);
         let mut nodes = Vec::new();
-        for k in instances.clone() {
-            let Some((track, name)) = InstanceTrack::of(agent, i, k, patch.header.period, &|t| played.time(t)) else {
-                // The first instance shows this window.
-                nodes.push(nodes[0]);
-                continue;
-            };
+        for &window in &windows[i] {
+            let (track, name) = InstanceTrack::of(agent, i, window, patch.header.period, &|t| played.time(t));
             let node = b.root.push(json::Node {
                 name: Some(name.clone()),
                 translation: Some(track.translations[0]),
@@ -390,13 +380,7 @@ pub(crate) fn agent_nodes(
             roots.push(node);
             nodes.push(node.value());
         }
-        records.push(AgentExtras {
-            kind: agent.kind,
-            interval: [agent.start(), agent.end()],
-            first_instance: instances.start,
-            nodes,
-            footsteps: Some(anim.footsteps.clone()),
-        });
+        records.push(agent.extras(patch.header.period, nodes, Some(anim.footsteps.clone())));
     }
     for s in skins {
         b.root.push(s);
