@@ -74,6 +74,8 @@ impl Workers {
         self.pool.install(|| {
             items
                 .par_iter()
+                // One document per task: documents differ in cost.
+                .with_max_len(1)
                 .map(|item| {
                     let r = f(item);
                     bar.inc(1);

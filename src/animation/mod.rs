@@ -204,7 +204,10 @@ fn map_agents<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) 
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
-        items.par_iter().map(f).collect()
+        // One item per task: agents differ in cost by 100×, and rayon's
+        // default split leaves one thread working alone through a run of
+        // costly agents while the other has finished its cheap half.
+        items.par_iter().with_max_len(1).map(f).collect()
     }
     #[cfg(not(feature = "parallel"))]
     {
