@@ -6,7 +6,8 @@ use crowdpatch_runtime::format::{BakedPatch, Metrics, Obstacle, Sides};
 use crowdpatch_runtime::{BakedPattern, FORMAT_VERSION};
 
 use crate::error::ExportError;
-use crate::options::{GlbOptions, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+use crate::options::{GlbOptions, KeyTolerance, MAX_COORDINATE, MAX_INSTANCES, MAX_INSTANCES_PER_AGENT};
+use crate::skeletal::TrackStats;
 
 /// Path times may reach at most this many periods from 0, so that instance
 /// indices and window starts `kπ` stay exact in `f64` and `i64`.
@@ -19,6 +20,27 @@ const MAX_HEADING: f64 = 1e6;
 /// Limits of the period `[s]`: `f32` key times need a period well inside
 /// their range.
 const PERIOD_RANGE: (f64, f64) = (1e-3, 1e6);
+
+/// The errors the written joint keys show (measured at every sample as a
+/// player interpolates them) within `tol`, to a relative 10⁻⁹ (the
+/// measurement's rounding): a file past its stated bounds is never
+/// written.
+///
+/// # Errors
+/// [`ExportError::KeyBounds`] naming the first error past its bound.
+pub(crate) fn key_errors(stats: &TrackStats, tol: &KeyTolerance) -> Result<(), ExportError> {
+    let slack = 1.0 + 1e-9;
+    for (what, value, limit) in [
+        ("key_position_error [m]", stats.position_error, tol.position),
+        ("key_rotation_error [rad]", stats.rotation_error, tol.rotation),
+        ("key_contact_error [m]", stats.contact_error, tol.contact),
+    ] {
+        if value.is_nan() || value > limit * slack {
+            return Err(ExportError::KeyBounds { what, value, limit });
+        }
+    }
+    Ok(())
+}
 
 fn finite(path: impl FnOnce() -> String, value: f64) -> Result<(), ExportError> {
     if value.is_finite() { Ok(()) } else { Err(ExportError::NonFinite { path: path(), value }) }
@@ -229,4 +251,31 @@ fn metrics(m: &Metrics) -> Result<(), ExportError> {
         finite(|| path.to_owned(), value)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_errors;
+    use crate::error::ExportError;
+    use crate::options::KeyTolerance;
+    use crate::skeletal::TrackStats;
+
+    #[test]
+    fn joint_keys_past_their_bounds_are_refused_by_name() {
+        let tol = KeyTolerance::default();
+        let within = TrackStats { keys: 10, position_error: tol.position, rotation_error: 0.0, contact_error: 1e-4 };
+        assert!(key_errors(&within, &tol).is_ok());
+        let slid = TrackStats { contact_error: 5e-4, ..within };
+        match key_errors(&slid, &tol) {
+            Err(e @ ExportError::KeyBounds { what: "key_contact_error [m]", .. }) => {
+                assert!(e.to_string().contains("0.000500 > 0.000300"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let lost = TrackStats { rotation_error: f64::NAN, ..within };
+        assert!(matches!(
+            key_errors(&lost, &tol),
+            Err(ExportError::KeyBounds { what: "key_rotation_error [rad]", .. })
+        ));
+    }
 }

@@ -162,6 +162,20 @@ pub enum ExportError {
         reason: String,
     },
 
+    /// The joint keys written show a joint farther from the baked motion
+    /// than the key tolerance allows (should not happen: the reduction keys
+    /// every sample where a bound fails; report it as a bug).
+    #[error("the joint keys stray past the key tolerance: {what} {value:.6} > {limit:.6}; report this as a bug")]
+    KeyBounds {
+        /// Which error: `key_position_error [m]`, `key_rotation_error [rad]`
+        /// or `key_contact_error [m]`.
+        what: &'static str,
+        /// The largest error measured.
+        value: f64,
+        /// The tolerance.
+        limit: f64,
+    },
+
     /// The file would exceed the 4 GiB a GLB container can address.
     #[error("the GLB would need {bytes} bytes, more than a GLB can hold (4 GiB); split the patch")]
     TooLarge {

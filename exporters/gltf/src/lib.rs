@@ -174,6 +174,9 @@ pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<
         Some(sk) => skeletal::agent_nodes(&mut b, &mut animation, patch, sk, options, &mut roots),
         None => (agent_nodes(&mut b, &mut animation, patch, options, &mut roots), TrackStats::default()),
     };
+    if let Some(tol) = &options.key_tolerance {
+        check::key_errors(&stats, tol)?;
+    }
     let mut metrics = patch.metrics.clone();
     if let Some(a) = metrics.animation.as_mut() {
         a.joint_keys = stats.keys;
