@@ -30,14 +30,69 @@ pub enum CompressArg {
     Meshopt,
 }
 
+/// `--key-*`: how far the written joint keys may stray from the baked
+/// motion (the exporter's [`crowdpatch_gltf::KeyTolerance`], measured on
+/// every joint at every baked sample), or `--every-sample`.
+#[derive(Debug, Clone, Args)]
+pub struct KeyArgs {
+    /// Largest position error of the extremities (feet, hands, head, toes)
+    /// against the baked motion [mm], in (0, 50]. Looser bounds keep fewer
+    /// keys: smaller files, less faithful feet and hands.
+    #[arg(long, value_name = "MM", default_value_t = 1.0, value_parser = within(0.0, 50.0))]
+    key_position_error: f64,
+
+    /// Largest local rotation error of any joint [°], in (0, 10].
+    #[arg(long, value_name = "DEG", default_value_t = 0.5, value_parser = within(0.0, 10.0))]
+    key_rotation_error: f64,
+
+    /// Largest horizontal error of a planted foot [mm], in (0, 10]: an error
+    /// that changes from key to key shows as a sliding foot.
+    #[arg(long, value_name = "MM", default_value_t = 0.3, value_parser = within(0.0, 10.0))]
+    key_contact_error: f64,
+
+    /// Write every baked sample of every joint as `f32`, no key reduction
+    /// (about 3× the reduced file: a reference to measure against, or for
+    /// tools that resample anyway).
+    #[arg(long, conflicts_with_all = ["key_position_error", "key_rotation_error", "key_contact_error"])]
+    every_sample: bool,
+}
+
+/// A clap parser of a finite number in `(low, high]`.
+fn within(low: f64, high: f64) -> impl Fn(&str) -> Result<f64, String> + Clone {
+    move |s: &str| {
+        let v: f64 = s.trim().parse().map_err(|e| format!("{s:?} is not a number ({e})"))?;
+        if v.is_finite() && v > low && v <= high { Ok(v) } else { Err(format!("{s} is outside ({low}, {high}]")) }
+    }
+}
+
+impl KeyArgs {
+    /// The exporter's key tolerance (`None` for `--every-sample`).
+    pub fn tolerance(&self) -> Option<crowdpatch_gltf::KeyTolerance> {
+        (!self.every_sample).then(|| crowdpatch_gltf::KeyTolerance {
+            position: self.key_position_error * 1e-3,
+            rotation: self.key_rotation_error.to_radians(),
+            contact: self.key_contact_error * 1e-3,
+        })
+    }
+
+    /// Whether these are the defaults.
+    pub fn is_default(&self) -> bool {
+        self.tolerance() == Some(crowdpatch_gltf::KeyTolerance::default())
+    }
+}
+
 impl CompressArg {
-    /// The exporter options it stands for.
-    pub fn glb_options(self) -> crowdpatch_gltf::GlbOptions {
+    /// The exporter options it stands for, with the key tolerance of `keys`.
+    pub fn glb_options(self, keys: &KeyArgs) -> crowdpatch_gltf::GlbOptions {
         let compression = match self {
             CompressArg::None => crowdpatch_gltf::Compression::None,
             CompressArg::Meshopt => crowdpatch_gltf::Compression::Meshopt,
         };
-        crowdpatch_gltf::GlbOptions { compression, ..crowdpatch_gltf::GlbOptions::default() }
+        crowdpatch_gltf::GlbOptions {
+            compression,
+            key_tolerance: keys.tolerance(),
+            ..crowdpatch_gltf::GlbOptions::default()
+        }
     }
 }
 
@@ -105,6 +160,9 @@ pub struct BakeArgs {
     /// Babylon.js, Unity glTFast).
     #[arg(long, value_enum, default_value = "none")]
     compress: CompressArg,
+
+    #[command(flatten)]
+    keys: KeyArgs,
 
     /// Patches baked at once, 1 to 256 (default: one per core).
     #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -316,7 +374,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     }
     plan.create_dirs()?;
     let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
-    let glb_options = args.compress.glb_options();
+    let glb_options = args.compress.glb_options(&args.keys);
 
     // 2. Bake in parallel with a progress bar (one bake: its stages).
     let single = jobs.len() == 1;
@@ -502,6 +560,12 @@ fn bake_one(
                 a.insert("key_position_error".into(), stats.position_error.into());
                 a.insert("key_rotation_error".into(), stats.rotation_error.into());
                 a.insert("key_contact_error".into(), stats.contact_error.into());
+                // The bounds those errors are held to (`null` with
+                // --every-sample): [m], [rad], [m].
+                let tolerance = glb_options.key_tolerance.map(
+                    |t| serde_json::json!({ "position": t.position, "rotation": t.rotation, "contact": t.contact }),
+                );
+                a.insert("key_tolerance".into(), tolerance.unwrap_or_default());
             }
             // Size figures: bytes per walker-second of play (walkers' path
             // durations summed).

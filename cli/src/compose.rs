@@ -56,6 +56,9 @@ pub struct ComposeArgs {
     compress: crate::bake::CompressArg,
 
     #[command(flatten)]
+    keys: crate::bake::KeyArgs,
+
+    #[command(flatten)]
     walk: crate::character::WalkArgs,
 
     /// Write a JSON report: compatibility mismatches and seam metrics.
@@ -238,7 +241,11 @@ fn bake_tiles(
 ) -> anyhow::Result<Result<Baked, u8>> {
     let tiles_dir = args.output.join("tiles");
     // What the GLBs were baked with: a tile baked otherwise is baked again.
-    let stamp = format!("animation {:?}, character {}, compress {:?}\n", args.animation, args.character, args.compress);
+    let mut stamp =
+        format!("animation {:?}, character {}, compress {:?}\n", args.animation, args.character, args.compress);
+    if !args.keys.is_default() {
+        stamp = format!("{}, keys {:?}\n", stamp.trim_end(), args.keys.tolerance());
+    }
     let options = match args.animation {
         crate::bake::AnimationArg::None => crowdpatch::BakeOptions::default(),
         crate::bake::AnimationArg::Skeletal => {
@@ -255,14 +262,15 @@ fn bake_tiles(
             crowdpatch::BakeOptions { skeletal: Some(std::sync::Arc::new(sk)) }
         }
     };
-    let glb_options = args.compress.glb_options();
+    let glb_options = args.compress.glb_options(&args.keys);
     let to_bake: Vec<usize> = (0..composition.tiles.len())
         .filter(|&k| {
             let t = &composition.tiles[k];
             args.force
                 || std::fs::read_to_string(tiles_dir.join(format!("{}.bake.txt", t.key))).map_or(
                     args.animation != crate::bake::AnimationArg::None
-                        || args.compress != crate::bake::CompressArg::None,
+                        || args.compress != crate::bake::CompressArg::None
+                        || !args.keys.is_default(),
                     |s| s != stamp,
                 )
                 || !tiles_dir.join(format!("{}.glb", t.key)).is_file()

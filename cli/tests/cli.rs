@@ -322,6 +322,57 @@ fn every_command_has_help_and_bad_arguments_exit_2() {
 }
 
 #[test]
+fn key_error_bounds_trade_size_for_fidelity_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let patch = repo().join("patches/figure7.patch.json");
+    let bake = |name: &str, extra: &[&str]| {
+        let mut args = vec!["bake", patch.to_str().unwrap(), "-q", "-o", name, "--report", "r.json"];
+        args.extend_from_slice(extra);
+        let out = run(&args, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", text(&out.stderr));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+        (std::fs::metadata(dir.path().join(name)).unwrap().len(), report["metrics"]["animation"].clone())
+    };
+    let (default_bytes, default) = bake("d.glb", &[]);
+    let loose = ["--key-position-error", "5", "--key-rotation-error", "2", "--key-contact-error", "1"];
+    let (loose_bytes, looser) = bake("l.glb", &loose);
+    let (all_bytes, all) = bake("a.glb", &["--every-sample"]);
+    // Each file holds the bounds it was asked for, and reports them.
+    for (a, bounds) in [(&default, [1e-3, 0.5f64.to_radians(), 3e-4]), (&looser, [5e-3, 2f64.to_radians(), 1e-3])] {
+        let t = &a["key_tolerance"];
+        for (k, (name, bound)) in ["position", "rotation", "contact"].iter().zip(bounds).enumerate() {
+            let achieved = a[["key_position_error", "key_rotation_error", "key_contact_error"][k]].as_f64().unwrap();
+            assert!((t[name].as_f64().unwrap() - bound).abs() < 1e-12, "{name}: {a}");
+            assert!(achieved > 0.0 && achieved <= bound + 1e-9, "{name}: {achieved} > {bound}");
+        }
+    }
+    // Looser bounds keep fewer keys in a smaller file; every sample keeps
+    // the most, exactly.
+    let keys = |a: &serde_json::Value| a["joint_keys"].as_u64().unwrap();
+    assert!(keys(&looser) * 10 < keys(&default) * 8, "{} vs {} keys", keys(&looser), keys(&default));
+    assert!(loose_bytes < default_bytes && default_bytes < all_bytes, "{loose_bytes} {default_bytes} {all_bytes}");
+    assert!(keys(&all) > 2 * keys(&default));
+    assert!(all["key_tolerance"].is_null() && all["key_position_error"].as_f64() == Some(0.0), "{all}");
+    // Bounds out of range or together with --every-sample are refused,
+    // naming the flag, and nothing is written.
+    for bad in [
+        &["--key-position-error", "0"][..],
+        &["--key-rotation-error", "11"],
+        &["--key-contact-error", "nan"],
+        &["--every-sample", "--key-contact-error", "1"],
+    ] {
+        let mut args = vec!["bake", patch.to_str().unwrap(), "-o", "bad.glb"];
+        args.extend_from_slice(bad);
+        let out = run(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let flag = bad.iter().rev().find(|a| a.starts_with("--")).unwrap();
+        assert!(text(&out.stderr).contains(flag), "{bad:?}: {}", text(&out.stderr));
+        assert!(!dir.path().join("bad.glb").exists());
+    }
+}
+
+#[test]
 fn several_patches_need_a_directory() {
     let dir = tempfile::tempdir().unwrap();
     let a = repo().join("patches/figure7.patch.json");

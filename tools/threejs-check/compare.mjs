@@ -1,0 +1,118 @@
+// Plays two GLBs of the same crowd with three.js (GLTFLoader + AnimationMixer,
+// meshopt through three.js's decoder) and measures how far every joint of the
+// second is from the same joint of the first, the joints matched by their
+// path of node names (instance node / hips / ... / joint), so that a file
+// another tool re-packed (reordered nodes, merged buffers, resampled tracks:
+// gltfpack with -kn to keep the names) can be measured against ours.
+// Samples where either file hides the joint (its and its ancestors' scales
+// multiplying to less than 0.5) are skipped, and counted where only one does.
+// Prints one JSON line per file: largest, 95th percentile and median
+// distance [m] over every joint and over the feet (foot, toe, ankle), how
+// many joint samples are more than 1 cm away, how many are shown in one file
+// and hidden in the other, and where the largest is (time [s] and node path);
+// exits 1 when --limit M is given and a foot strays further than M.
+//
+// Usage: node compare.mjs [--dt 0.0103] [--limit 0.0015] REF.glb FILE.glb...
+// The default step, 1/97 s, is no divisor of a 30 Hz key interval, so the
+// figures include what a player shows between keys.
+import * as THREE from 'three';
+import { readFileSync } from 'node:fs';
+import { parse } from './gltf.mjs';
+
+const args = process.argv.slice(2);
+let dt = 1 / 97;
+let limit = Infinity;
+const files = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--dt') dt = Number(args[++i]);
+  else if (args[i] === '--limit') limit = Number(args[++i]);
+  else files.push(args[i]);
+}
+if (files.length < 2 || !(dt > 0) || !(limit > 0)) {
+  console.error('usage: node compare.mjs [--dt S] [--limit M] REF.glb FILE.glb...');
+  process.exit(2);
+}
+
+// The file's scene, a mixer playing its first animation, its period [s] and
+// its joints by name path.
+async function load(file) {
+  const gltf = await parse(readFileSync(file));
+  const clip = gltf.animations.find((c) => c.name === 'loop') ?? gltf.animations[0];
+  if (!clip) throw new Error(`${file}: no animation`);
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  mixer.clipAction(clip).play();
+  const joints = new Map();
+  const walk = (o, path) => {
+    const p = `${path}/${o.name}`;
+    if (joints.has(p)) joints.set(p, null); // a path named twice: not comparable
+    else joints.set(p, o);
+    o.children.forEach((c) => walk(c, p));
+  };
+  gltf.scene.children.forEach((c) => walk(c, ''));
+  return { gltf, mixer, joints, period: clip.duration };
+}
+
+// The product of the scales of `o` and its ancestors (three.js's
+// getWorldScale gives 1 for a singular matrix: a node scaled to 0, the way a
+// hidden instance is, reads as shown).
+const shown = (o) => {
+  let k = 1;
+  for (let x = o; x; x = x.parent) k *= Math.abs(x.scale.x);
+  return k;
+};
+const pct = (s, q) => s[Math.min(s.length - 1, Math.floor(s.length * q))];
+const ref = await load(files[0]);
+let failed = false;
+for (const file of files.slice(1)) {
+  const cmp = await load(file);
+  // Joints below an instance node (two levels of path at least) present once
+  // in both files.
+  const paths = [...ref.joints.keys()].filter(
+    (p) => p.split('/').length > 2 && ref.joints.get(p) && cmp.joints.get(p) && !/ mesh$/.test(p),
+  );
+  const feet = new Set(paths.filter((p) => /foot|toe|ankle/i.test(p.split('/').at(-1))));
+  const all = [];
+  const atFeet = [];
+  let worst = { d: -1 };
+  let worstFoot = { d: -1 };
+  let far = 0; // samples of a joint more than 1 cm away
+  let flips = 0; // samples of a joint shown in one file, hidden in the other
+  const [a, b] = [new THREE.Vector3(), new THREE.Vector3()];
+  for (let t = 0; t < ref.period; t += dt) {
+    ref.mixer.setTime(t);
+    cmp.mixer.setTime(t);
+    ref.gltf.scene.updateMatrixWorld(true);
+    cmp.gltf.scene.updateMatrixWorld(true);
+    for (const p of paths) {
+      const o = ref.joints.get(p);
+      const q = cmp.joints.get(p);
+      const [ra, rb] = [shown(o) >= 0.5, shown(q) >= 0.5];
+      if (ra !== rb) flips++;
+      if (!ra || !rb) continue;
+      o.getWorldPosition(a);
+      q.getWorldPosition(b);
+      const d = a.distanceTo(b);
+      all.push(d);
+      if (d > 0.01) far++;
+      if (feet.has(p)) {
+        atFeet.push(d);
+        if (d > worstFoot.d) worstFoot = { d, t, p };
+      }
+      if (d > worst.d) worst = { d, t, p };
+    }
+  }
+  all.sort((x, y) => x - y);
+  atFeet.sort((x, y) => x - y);
+  const feetMax = atFeet.at(-1) ?? 0;
+  const over = feetMax > limit;
+  failed ||= over;
+  console.log(JSON.stringify({
+    file, against: files[0], joints: paths.length, feet: feet.size, samples: all.length,
+    jointMax: all.at(-1) ?? 0, jointP95: pct(all, 0.95) ?? 0, jointP50: pct(all, 0.5) ?? 0,
+    feetMax, feetP95: pct(atFeet, 0.95) ?? 0, over1cm: far, visibilityDiffers: flips,
+    worstAt: worst.d >= 0 ? { t: Number(worst.t.toFixed(4)), joint: worst.p } : null,
+    worstFootAt: worstFoot.d >= 0 ? { t: Number(worstFoot.t.toFixed(4)), joint: worstFoot.p } : null,
+    over: over ? ['feetMax'] : [],
+  }));
+}
+process.exit(failed ? 1 : 0);
