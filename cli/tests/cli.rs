@@ -358,7 +358,8 @@ fn key_error_bounds_trade_size_for_fidelity_and_are_reported() {
     // naming the flag, and nothing is written.
     for bad in [
         &["--key-position-error", "0"][..],
-        &["--key-rotation-error", "11"],
+        &["--key-rotation-error", "6"],
+        &["--key-position-error", "10.5"],
         &["--key-contact-error", "nan"],
         &["--every-sample", "--key-contact-error", "1"],
     ] {
