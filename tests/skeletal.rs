@@ -502,3 +502,55 @@ fn the_synthesised_pose_is_continuous_across_every_lift_off_and_landing() {
     assert!(events > 300, "{events} events checked");
     assert!(s.gate.event_jump_max.value < 1e-3 && s.gate.passed(), "{:?}", s.gate.violations);
 }
+
+#[test]
+fn every_sample_files_plain_and_compressed_play_the_same_poses_in_the_runtime() {
+    // Without key reduction the joint tracks are f32: meshopt stores the
+    // rotations without a filter, the translations through the EXPONENTIAL
+    // filter (18-bit mantissas: 8 µm at the hips) and the key times on a
+    // grid of 2⁻¹⁶ s. The runtime's joint sampler reads both files and gives
+    // the same local transforms within what those move (measured: 18 µm,
+    // 7.6·10⁻⁵ in a quaternion component); the reduced file plays within
+    // its bounds' reach of them (measured 2.2 mm, between samples).
+    let baked = skeletal_bake("figure7", builtin::character());
+    let all = GlbOptions { key_tolerance: None, ..GlbOptions::default() };
+    let plain = write_glb(&baked, &all).unwrap();
+    let packed = write_glb(&baked, &GlbOptions { compression: Compression::Meshopt, ..all }).unwrap();
+    let reduced = write_glb(&baked, &GlbOptions::default()).unwrap();
+    assert!(
+        packed.len() * 10 < plain.len() * 8 && reduced.len() * 2 < plain.len(),
+        "{} {} {}",
+        packed.len(),
+        plain.len(),
+        reduced.len()
+    );
+    let tiles = [&plain, &packed, &reduced].map(|g| Tile::from_glb(g).unwrap());
+    let samplers: Vec<JointSampler> = tiles.iter().map(|t| JointSampler::new(t).unwrap()).collect();
+    let mut state: Vec<_> = samplers.iter().map(|s| (s.cursors(), s.poses())).collect();
+    let mut far = 0.0f64;
+    let (mut dt_max, mut dr_max) = (0.0f32, 0.0f32);
+    for step in 0..240 {
+        let t = step as f64 * 0.0419;
+        for (s, (c, p)) in samplers.iter().zip(state.iter_mut()) {
+            s.sample(t, c, p);
+        }
+        for i in 0..tiles[0].instance_count() {
+            let n = tiles[0].joint_clip(i).unwrap().joints.len();
+            let ((ta, ra, _), (tb, rb, _)) = (state[0].1.instance(i, n), state[1].1.instance(i, n));
+            for (x, y) in ta.iter().zip(tb) {
+                dt_max = dt_max.max((0..3).map(|c| (x[c] - y[c]).abs()).fold(0.0, f32::max));
+            }
+            for (x, y) in ra.iter().zip(rb) {
+                dr_max = dr_max.max((0..4).map(|c| (x[c] - y[c]).abs()).fold(0.0, f32::max));
+            }
+            // Hidden instances are scaled to 0 in every file.
+            let clip = tiles[0].joint_clip(i).unwrap();
+            let (wa, wr) = (instance_world(clip, &state[0].1, i), instance_world(clip, &state[2].1, i));
+            for (x, y) in wa.iter().zip(&wr) {
+                far = far.max((x.column(3) - y.column(3)).norm());
+            }
+        }
+    }
+    assert!(dt_max < 5e-5 && dr_max < 3e-4, "compressed against plain: {dt_max} m, {dr_max}");
+    assert!(far > 0.0 && far < 0.003, "the reduced file strays {far} m from every sample");
+}
