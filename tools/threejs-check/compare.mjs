@@ -9,7 +9,9 @@
 // Prints one JSON line per file: largest, 95th percentile and median
 // distance [m] over every joint and over the feet (foot, toe, ankle), how
 // many joint samples are more than 1 cm away, how many are shown in one file
-// and hidden in the other, and where the largest is (time [s] and node path);
+// and hidden in the other, where the largest is (time [s] and node path), and
+// from REF's footsteps (extras.crowdpatch) the compared file's planted-foot
+// speed (mean [m/s]) and stance drift (p95 and max [m], as check.mjs);
 // exits 1 when --limit M is given and a foot strays further than M.
 //
 // Usage: node compare.mjs [--dt 0.0103] [--limit 0.0015] REF.glb FILE.glb...
@@ -42,14 +44,45 @@ async function load(file) {
   const mixer = new THREE.AnimationMixer(gltf.scene);
   mixer.clipAction(clip).play();
   const joints = new Map();
+  const pathOf = new Map();
   const walk = (o, path) => {
     const p = `${path}/${o.name}`;
+    pathOf.set(o, p);
     if (joints.has(p)) joints.set(p, null); // a path named twice: not comparable
     else joints.set(p, o);
     o.children.forEach((c) => walk(c, p));
   };
   gltf.scene.children.forEach((c) => walk(c, ''));
-  return { gltf, mixer, joints, period: clip.duration };
+  // Objects by glTF node index, and the file's extras.crowdpatch if any.
+  const byIndex = new Map();
+  gltf.scene.traverse((o) => {
+    const a = gltf.parser.associations.get(o);
+    if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
+  });
+  const json = gltf.parser.json;
+  const extras = json.scenes?.[json.scene ?? 0]?.extras?.crowdpatch;
+  return { gltf, mixer, joints, pathOf, byIndex, extras, period: clip.duration };
+}
+
+// The feet of every instance of REF's walkers (extras.crowdpatch: nodes,
+// footsteps, the character's foot joints, written right after each
+// instance node), as objects of `cmp` matched by name path: for the
+// planted-foot figures of a file that kept no footsteps of its own.
+function stanceFeet(ref, cmp) {
+  const ex = ref.extras;
+  if (!ex?.character || !ex.agents) return [];
+  const out = [];
+  ex.agents.forEach((agent) => {
+    (agent.nodes ?? []).forEach((n, j) => {
+      const find = (o) => o && cmp.joints.get(ref.pathOf.get(o));
+      const node = find(ref.byIndex.get(n));
+      const feet = [ex.character.left_foot, ex.character.right_foot].map((k) => find(ref.byIndex.get(n + 1 + k)));
+      if (node && feet.every((f) => f)) {
+        out.push({ node, feet, k: agent.first_instance + j, interval: agent.interval, footsteps: agent.footsteps ?? [] });
+      }
+    });
+  });
+  return out;
 }
 
 // The product of the scales of `o` and its ancestors (three.js's
@@ -78,6 +111,10 @@ for (const file of files.slice(1)) {
   let far = 0; // samples of a joint more than 1 cm away
   let flips = 0; // samples of a joint shown in one file, hidden in the other
   const [a, b] = [new THREE.Vector3(), new THREE.Vector3()];
+  const insts = stanceFeet(ref, cmp);
+  const speeds = [];
+  const drift = insts.map((i) => i.footsteps.map(() => null));
+  let prev = null;
   for (let t = 0; t < ref.period; t += dt) {
     ref.mixer.setTime(t);
     cmp.mixer.setTime(t);
@@ -100,7 +137,35 @@ for (const file of files.slice(1)) {
       }
       if (d > worst.d) worst = { d, t, p };
     }
+    // Planted feet of the compared file (patch plane: x and −z).
+    const cur = insts.map((inst) => {
+      const at = (f) => f.getWorldPosition(new THREE.Vector3());
+      return shown(inst.node) >= 0.5 ? inst.feet.map((f) => [at(f).x, -at(f).z]) : null;
+    });
+    cur.forEach((feetNow, i) => {
+      const inst = insts[i];
+      const tt = t + inst.k * ref.period;
+      if (!feetNow || tt < inst.interval[0] - 1e-6 || tt > inst.interval[1] + 1e-6) return;
+      inst.footsteps.forEach((f, j) => {
+        if (tt < f.t - 1e-9 || tt > f.lift + 1e-9) return;
+        const q = feetNow[f.foot === 'left' ? 0 : 1];
+        const st = drift[i][j];
+        if (!st) drift[i][j] = [q, 0];
+        else st[1] = Math.max(st[1], Math.hypot(q[0] - st[0][0], q[1] - st[0][1]));
+        const before = prev?.[i]?.[f.foot === 'left' ? 0 : 1];
+        if (before && tt - dt >= f.t - 1e-9) speeds.push(Math.hypot(q[0] - before[0], q[1] - before[1]) / dt);
+      });
+    });
+    prev = cur;
   }
+  const drifts = drift.flat().filter((x) => x).map((x) => x[1]).sort((x, y) => x - y);
+  const stanceFigures = speeds.length
+    ? {
+        plantedSpeedMean: speeds.reduce((x, y) => x + y, 0) / speeds.length,
+        stanceDriftP95: pct(drifts, 0.95),
+        stanceDriftMax: drifts.at(-1),
+      }
+    : {};
   all.sort((x, y) => x - y);
   atFeet.sort((x, y) => x - y);
   const feetMax = atFeet.at(-1) ?? 0;
@@ -109,7 +174,7 @@ for (const file of files.slice(1)) {
   console.log(JSON.stringify({
     file, against: files[0], joints: paths.length, feet: feet.size, samples: all.length,
     jointMax: all.at(-1) ?? 0, jointP95: pct(all, 0.95) ?? 0, jointP50: pct(all, 0.5) ?? 0,
-    feetMax, feetP95: pct(atFeet, 0.95) ?? 0, over1cm: far, visibilityDiffers: flips,
+    feetMax, feetP95: pct(atFeet, 0.95) ?? 0, over1cm: far, visibilityDiffers: flips, ...stanceFigures,
     worstAt: worst.d >= 0 ? { t: Number(worst.t.toFixed(4)), joint: worst.p } : null,
     worstFootAt: worstFoot.d >= 0 ? { t: Number(worstFoot.t.toFixed(4)), joint: worstFoot.p } : null,
     over: over ? ['feetMax'] : [],
