@@ -12,7 +12,8 @@
 // and hidden in the other, where the largest is (time [s] and node path), and
 // from REF's footsteps (extras.crowdpatch) the compared file's planted-foot
 // speed (mean [m/s]) and stance drift (p95 and max [m], as check.mjs);
-// exits 1 when --limit M is given and a foot strays further than M.
+// exits 1 when the stance drift is over 1 cm at the 95th percentile, or
+// --limit M is given and a foot strays further than M.
 //
 // Usage: node compare.mjs [--dt 0.0103] [--limit 0.0015] REF.glb FILE.glb...
 // The default step, 1/97 s, is no divisor of a 30 Hz key interval, so the
@@ -93,6 +94,9 @@ const shown = (o) => {
   for (let x = o; x; x = x.parent) k *= Math.abs(x.scale.x);
   return k;
 };
+// The stance drift a player must keep under at the 95th percentile [m]
+// (as check.mjs).
+const STANCE_DRIFT_P95 = 0.01;
 const pct = (s, q) => s[Math.min(s.length - 1, Math.floor(s.length * q))];
 const ref = await load(files[0]);
 let failed = false;
@@ -169,15 +173,17 @@ for (const file of files.slice(1)) {
   all.sort((x, y) => x - y);
   atFeet.sort((x, y) => x - y);
   const feetMax = atFeet.at(-1) ?? 0;
-  const over = feetMax > limit;
-  failed ||= over;
+  const over = [];
+  if (feetMax > limit) over.push('feetMax');
+  if ((stanceFigures.stanceDriftP95 ?? 0) > STANCE_DRIFT_P95) over.push('stanceDriftP95');
+  failed ||= over.length > 0;
   console.log(JSON.stringify({
     file, against: files[0], joints: paths.length, feet: feet.size, samples: all.length,
     jointMax: all.at(-1) ?? 0, jointP95: pct(all, 0.95) ?? 0, jointP50: pct(all, 0.5) ?? 0,
     feetMax, feetP95: pct(atFeet, 0.95) ?? 0, over1cm: far, visibilityDiffers: flips, ...stanceFigures,
     worstAt: worst.d >= 0 ? { t: Number(worst.t.toFixed(4)), joint: worst.p } : null,
     worstFootAt: worstFoot.d >= 0 ? { t: Number(worstFoot.t.toFixed(4)), joint: worstFoot.p } : null,
-    over: over ? ['feetMax'] : [],
+    over,
   }));
 }
 process.exit(failed ? 1 : 0);
