@@ -554,3 +554,15 @@ fn every_sample_files_plain_and_compressed_play_the_same_poses_in_the_runtime() 
     assert!(dt_max < 5e-5 && dr_max < 3e-4, "compressed against plain: {dt_max} m, {dr_max}");
     assert!(far > 0.0 && far < 0.003, "the reduced file strays {far} m from every sample");
 }
+
+#[test]
+fn bounds_below_what_16_bit_rotations_hold_are_refused_not_written() {
+    let baked = skeletal_bake("figure7", builtin::character());
+    let tiny = KeyTolerance { position: 1e-6, rotation: 1e-6, contact: 1e-6 };
+    for compression in [Compression::None, Compression::Meshopt] {
+        let options = GlbOptions { key_tolerance: Some(tiny), compression, ..GlbOptions::default() };
+        let err = write_glb(&baked, &options).unwrap_err();
+        assert!(matches!(err, crowdpatch_gltf::ExportError::KeyBounds { .. }), "{err}");
+        assert!(err.to_string().contains("a larger tolerance holds"), "{err}");
+    }
+}

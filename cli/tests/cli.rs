@@ -357,7 +357,7 @@ fn key_error_bounds_trade_size_for_fidelity_and_are_reported() {
     // Bounds out of range or together with --every-sample are refused,
     // naming the flag, and nothing is written.
     for bad in [
-        &["--key-position-error", "0"][..],
+        &["--key-position-error", "0.2"][..],
         &["--key-rotation-error", "6"],
         &["--key-position-error", "10.5"],
         &["--key-contact-error", "nan"],

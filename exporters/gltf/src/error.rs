@@ -163,9 +163,15 @@ pub enum ExportError {
     },
 
     /// The joint keys written show a joint farther from the baked motion
-    /// than the key tolerance allows (should not happen: the reduction keys
-    /// every sample where a bound fails; report it as a bug).
-    #[error("the joint keys stray past the key tolerance: {what} {value:.6} > {limit:.6}; report this as a bug")]
+    /// than the key tolerance allows: a tolerance below what 16-bit
+    /// rotations hold with every sample a key (about 3·10⁻⁵ m per metre of
+    /// chain, 6·10⁻⁵ rad), or a bug (the reduction keys every sample where
+    /// a bound fails).
+    #[error(
+        "the joint keys stray past the key tolerance: {what} {value:.6} > {limit:.6} (even with every sample a key, \
+         16-bit rotations move a joint by about 3e-5 m per metre of chain; a larger tolerance holds, otherwise \
+         report this as a bug)"
+    )]
     KeyBounds {
         /// Which error: `key_position_error [m]`, `key_rotation_error [rad]`
         /// or `key_contact_error [m]`.

@@ -39,8 +39,10 @@ pub struct GlbOptions {
 
 /// The error a skeletal tile may show against the baked motion, measured on
 /// every joint at every baked sample, world (instance-node) frame. Bounds
-/// below the floor of 16-bit rotations (about 3·10⁻⁵ m per metre of chain)
-/// keep every sample and are reported as the error achieved.
+/// below the floor of 16-bit rotations (about 3·10⁻⁵ m per metre of chain,
+/// 6·10⁻⁵ rad) cannot be held even with every sample a key: the export
+/// fails with [`crate::ExportError::KeyBounds`] rather than write a file
+/// past them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyTolerance {
     /// Largest position error of the extremities: the joints with no child
