@@ -36,8 +36,10 @@ pub enum CompressArg {
 #[derive(Debug, Clone, Args)]
 pub struct KeyArgs {
     /// Largest position error of the extremities (feet, hands, head, toes)
-    /// against the baked motion [mm], in [0.25, 10]. Looser bounds keep
-    /// fewer keys: smaller files, less faithful feet and hands.
+    /// against the baked motion [mm], in [0.25, 10], at every baked sample
+    /// (between samples, as a player interpolates, up to about 1.6× that).
+    /// Looser bounds keep fewer keys: smaller files, less faithful feet and
+    /// hands.
     #[arg(long, value_name = "MM", default_value_t = 1.0, value_parser = within(0.25, 10.0))]
     key_position_error: f64,
 
