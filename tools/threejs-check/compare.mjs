@@ -39,9 +39,18 @@ if (files.length < 2 || !(dt > 0) || !(limit > 0)) {
 // The file's scene, a mixer playing its first animation, its period [s] and
 // its joints by name path.
 async function load(file) {
-  const gltf = await parse(readFileSync(file));
+  let gltf;
+  try {
+    gltf = await parse(readFileSync(file));
+  } catch (e) {
+    console.error(`compare.mjs: ${file}: ${e.message ?? e}`);
+    process.exit(2);
+  }
   const clip = gltf.animations.find((c) => c.name === 'loop') ?? gltf.animations[0];
-  if (!clip) throw new Error(`${file}: no animation`);
+  if (!clip) {
+    console.error(`compare.mjs: ${file}: no animation to play`);
+    process.exit(2);
+  }
   const mixer = new THREE.AnimationMixer(gltf.scene);
   mixer.clipAction(clip).play();
   const joints = new Map();
