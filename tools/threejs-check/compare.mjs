@@ -116,6 +116,11 @@ for (const file of files.slice(1)) {
   const paths = [...ref.joints.keys()].filter(
     (p) => p.split('/').length > 2 && ref.joints.get(p) && cmp.joints.get(p) && !/ mesh$/.test(p),
   );
+  if (paths.length === 0) {
+    console.error(`compare.mjs: ${file}: no joint path in common with ${files[0]} (another crowd, or names dropped: gltfpack keeps them with -kn)`);
+    failed = true;
+    continue;
+  }
   const feet = new Set(paths.filter((p) => /foot|toe|ankle/i.test(p.split('/').at(-1))));
   const all = [];
   const atFeet = [];
