@@ -535,7 +535,8 @@ fn every_sample_files_plain_and_compressed_play_the_same_poses_in_the_runtime() 
             s.sample(t, c, p);
         }
         for i in 0..tiles[0].instance_count() {
-            let n = tiles[0].joint_clip(i).unwrap().joints.len();
+            let clip = tiles[0].joint_clip(i).unwrap();
+            let n = clip.joints.len();
             let ((ta, ra, _), (tb, rb, _)) = (state[0].1.instance(i, n), state[1].1.instance(i, n));
             for (x, y) in ta.iter().zip(tb) {
                 dt_max = dt_max.max((0..3).map(|c| (x[c] - y[c]).abs()).fold(0.0, f32::max));
@@ -543,8 +544,8 @@ fn every_sample_files_plain_and_compressed_play_the_same_poses_in_the_runtime() 
             for (x, y) in ra.iter().zip(rb) {
                 dr_max = dr_max.max((0..4).map(|c| (x[c] - y[c]).abs()).fold(0.0, f32::max));
             }
-            // Hidden instances are scaled to 0 in every file.
-            let clip = tiles[0].joint_clip(i).unwrap();
+            // Joints in the instance node's frame, every sample of the
+            // every-sample file against the reduced one.
             let (wa, wr) = (instance_world(clip, &state[0].1, i), instance_world(clip, &state[2].1, i));
             for (x, y) in wa.iter().zip(&wr) {
                 far = far.max((x.column(3) - y.column(3)).norm());

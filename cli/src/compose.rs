@@ -241,11 +241,9 @@ fn bake_tiles(
 ) -> anyhow::Result<Result<Baked, u8>> {
     let tiles_dir = args.output.join("tiles");
     // What the GLBs were baked with: a tile baked otherwise is baked again.
-    let mut stamp =
-        format!("animation {:?}, character {}, compress {:?}\n", args.animation, args.character, args.compress);
-    if !args.keys.is_default() {
-        stamp = format!("{}, keys {:?}\n", stamp.trim_end(), args.keys.tolerance());
-    }
+    let keys = if args.keys.is_default() { String::new() } else { format!(", keys {:?}", args.keys.tolerance()) };
+    let stamp =
+        format!("animation {:?}, character {}, compress {:?}{keys}\n", args.animation, args.character, args.compress);
     let options = match args.animation {
         crate::bake::AnimationArg::None => crowdpatch::BakeOptions::default(),
         crate::bake::AnimationArg::Skeletal => {

@@ -19,8 +19,7 @@
 // The default step, 1/97 s, is no divisor of a 30 Hz key interval, so the
 // figures include what a player shows between keys.
 import * as THREE from 'three';
-import { readFileSync } from 'node:fs';
-import { parse } from './gltf.mjs';
+import { readGlb } from './gltf.mjs';
 
 const args = process.argv.slice(2);
 let dt = 1 / 97;
@@ -36,16 +35,17 @@ if (files.length < 2 || !(dt > 0) || !(limit > 0)) {
   process.exit(2);
 }
 
-// The file's scene, a mixer playing its first animation, its period [s] and
-// its joints by name path.
+// The file's scene, a mixer playing its first animation, its period [s], its
+// joints by name path, its objects by node index and its extras.crowdpatch.
 async function load(file) {
-  let gltf;
+  let read;
   try {
-    gltf = await parse(readFileSync(file));
+    read = await readGlb(file);
   } catch (e) {
     console.error(`compare.mjs: ${file}: ${e.message ?? e}`);
     process.exit(2);
   }
+  const { gltf, extras, byIndex } = read;
   const clip = gltf.animations.find((c) => c.name === 'loop') ?? gltf.animations[0];
   if (!clip) {
     console.error(`compare.mjs: ${file}: no animation to play`);
@@ -63,14 +63,6 @@ async function load(file) {
     o.children.forEach((c) => walk(c, p));
   };
   gltf.scene.children.forEach((c) => walk(c, ''));
-  // Objects by glTF node index, and the file's extras.crowdpatch if any.
-  const byIndex = new Map();
-  gltf.scene.traverse((o) => {
-    const a = gltf.parser.associations.get(o);
-    if (a && a.nodes !== undefined) byIndex.set(a.nodes, o);
-  });
-  const json = gltf.parser.json;
-  const extras = json.scenes?.[json.scene ?? 0]?.extras?.crowdpatch;
   return { gltf, mixer, joints, pathOf, byIndex, extras, period: clip.duration };
 }
 
@@ -157,8 +149,11 @@ for (const file of files.slice(1)) {
     }
     // Planted feet of the compared file (patch plane: x and −z).
     const cur = insts.map((inst) => {
-      const at = (f) => f.getWorldPosition(new THREE.Vector3());
-      return shown(inst.node) >= 0.5 ? inst.feet.map((f) => [at(f).x, -at(f).z]) : null;
+      if (shown(inst.node) < 0.5) return null;
+      return inst.feet.map((f) => {
+        const w = f.getWorldPosition(new THREE.Vector3());
+        return [w.x, -w.z];
+      });
     });
     cur.forEach((feetNow, i) => {
       const inst = insts[i];

@@ -16,7 +16,9 @@ export function parse(buffer) {
 // The parsed file, its extras.crowdpatch and its objects by node index.
 export async function readGlb(file) {
   const gltf = await parse(readFileSync(file));
-  const extras = gltf.parser.json.scenes[gltf.parser.json.scene ?? 0].extras.crowdpatch;
+  const json = gltf.parser.json;
+  // Absent from a file another tool re-packed without its extras.
+  const extras = json.scenes?.[json.scene ?? 0]?.extras?.crowdpatch;
   const byIndex = new Map();
   gltf.scene.traverse((o) => {
     const a = gltf.parser.associations.get(o);
