@@ -70,6 +70,26 @@ pub struct FootstepParams {
     /// (a step the legs cannot take is not planned: the body would have to
     /// crouch or the planted foot slide).
     pub max_miss: f64,
+    /// The A* heuristic and pruning (the same least cost either way).
+    pub bound: SearchBound,
+}
+
+/// The heuristic of the footstep search. Both are admissible, so A* finds
+/// a plan of least cost with either; where two plans cost the same to the
+/// millijoule, each may return a different one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchBound {
+    /// The energy of walking straight to the goal in the time left,
+    /// `M (e_s τ + e_w D²/τ)` (BPK §5.4 with the time constraint), every
+    /// step out of an expanded plant costed: the planner as it was, kept to
+    /// check and to measure the other against.
+    Straight,
+    /// The least cost to the goal over the plant grid with each step at a
+    /// lower bound of its cost (a backward pass over the grid, O(grid ×
+    /// steps) cheap bounds), and steps that cannot belong to a plan
+    /// cheaper than a greedy one left uncosted.
+    #[default]
+    Relaxed,
 }
 
 impl Default for FootstepParams {
@@ -87,6 +107,7 @@ impl Default for FootstepParams {
             max_turn: 1.6,
             turn_weight: 40.0,
             max_miss: 0.12,
+            bound: SearchBound::Relaxed,
         }
     }
 }
@@ -100,6 +121,8 @@ pub struct GaitModel {
     /// Landing hull per stance foot (counter-clockwise polygon, or fewer
     /// than three points when degenerate), step frame.
     hulls: [Vec<[f64; 2]>; 2],
+    /// Bounding box `[min, max]` of each hull (`None` when empty).
+    hull_boxes: [Option<[[f64; 2]; 2]>; 2],
     /// Straight-walking table per landing foot: (step length `[m]`, offset of
     /// the landing contact from the root at the plant, step frame
     /// `[forward, left]`, root offset from the stance contact at the start).
@@ -143,6 +166,14 @@ impl GaitModel {
             let pts: Vec<[f64; 2]> = library.by_foot[f].iter().map(|&i| library.landing(i)).collect();
             convex_hull(&pts)
         });
+        let hull_boxes = std::array::from_fn(|f| {
+            let h: &Vec<[f64; 2]> = &hulls[f];
+            (!h.is_empty()).then(|| {
+                h.iter().fold([[f64::INFINITY; 2], [f64::NEG_INFINITY; 2]], |[lo, hi], q| {
+                    [[lo[0].min(q[0]), lo[1].min(q[1])], [hi[0].max(q[0]), hi[1].max(q[1])]]
+                })
+            })
+        });
         // Landing offsets from the root at a plant, straight walking, by step
         // length: the end pose of straight blends at a range of speeds.
         let table = std::array::from_fn(|landing_foot| {
@@ -167,7 +198,16 @@ impl GaitModel {
             .collect();
         let knee_hinges = [character.knee_hinge(Foot::Left), character.knee_hinge(Foot::Right)];
         let slack = 0.2 * character.leg_length();
-        Ok(GaitModel { library, hulls, table, durations, character: character.name.clone(), knee_hinges, slack })
+        Ok(GaitModel {
+            library,
+            hulls,
+            hull_boxes,
+            table,
+            durations,
+            character: character.name.clone(),
+            knee_hinges,
+            slack,
+        })
     }
 
     /// Offset of the contact of `foot`, just planted after a straight step of
@@ -207,6 +247,17 @@ impl GaitModel {
             }
         }
         d[d.len() - 1].1
+    }
+
+    /// A lower bound of the square of [`GaitModel::hull_distance`]: the
+    /// squared distance `[m²]` of `q` from the bounding box of the landing
+    /// hull of stance foot `stance`, less a millionth of it for rounding (0
+    /// inside the box, or for an empty hull). O(1).
+    pub fn hull_gap_squared(&self, stance: Foot, q: [f64; 2]) -> f64 {
+        let Some([lo, hi]) = self.hull_boxes[stance.index()] else { return 0.0 };
+        let gap = |x: f64, lo: f64, hi: f64| (lo - x).max(x - hi).max(0.0);
+        let (gx, gy) = (gap(q[0], lo[0], hi[0]), gap(q[1], lo[1], hi[1]));
+        (gx * gx + gy * gy) * (1.0 - 1e-6)
     }
 
     /// Distance `[m]` of a landing `q` (step frame) from the landing hull of
@@ -266,6 +317,8 @@ pub struct FootstepPlan {
     pub cost: f64,
     /// A* nodes expanded.
     pub expanded: usize,
+    /// Step costs computed (the search's work: each ~100 ns).
+    pub costed: usize,
     /// Whether the limits had to be relaxed to find a plan.
     pub relaxed: bool,
 }
@@ -486,15 +539,27 @@ pub fn plan_agent(
     footsteps.push(goal.right);
     footsteps.push(goal.left);
     finish_lifts(&mut footsteps, gait);
-    Some(FootstepPlan { footsteps, cost: f64::INFINITY, expanded: 0, relaxed: true })
+    Some(FootstepPlan { footsteps, cost: f64::INFINITY, expanded: 0, costed: 0, relaxed: true })
 }
 
 /// The footstep of `foot` planting at `t` with the root on the path, after a
 /// step of length `length`.
 fn ideal_footstep(gait: &GaitModel, agent: &BakedAgent, foot: Foot, t: f64, length: f64) -> Footstep {
     let (p, h) = at(agent, t);
+    footprint(gait, foot, t, (p, h), (h.cos(), h.sin()), length)
+}
+
+/// [`ideal_footstep`] with the path's position and heading at `t`, and
+/// the heading's cosine and sine, given.
+fn footprint(
+    gait: &GaitModel,
+    foot: Foot,
+    t: f64,
+    (p, h): ([f64; 2], f64),
+    (c, s): (f64, f64),
+    length: f64,
+) -> Footstep {
     let o = gait.plant_offset(foot, length);
-    let (c, s) = (h.cos(), h.sin());
     Footstep { t, foot, position: [p[0] + o[0] * c - o[1] * s, p[1] + o[0] * s + o[1] * c], heading: h, lift: t }
 }
 
@@ -548,7 +613,8 @@ fn search(
     let scale = 1000.0; // cost units: millijoules, as integers
     let time_of = |k: i64| t_start + k as f64 * dt;
     let k_max = ((goal_t - t_start) / dt).floor() as i64;
-    let k_min_step = (p.min_duration / dt).ceil() as i64;
+    // At least one grid time: the plants' graph is acyclic.
+    let k_min_step = ((p.min_duration / dt).ceil() as i64).max(1);
     let k_max_step = (p.max_duration / dt).floor() as i64;
     // The path at each grid time, sampled once (the search asks for each
     // many times); index k_max + 1 holds the goal time.
@@ -570,9 +636,9 @@ fn search(
     // not a long stride ahead of it; a walker coming to a stop lands its
     // foot beside it, not a stride ahead. A function of (k, foot) alone, so
     // the search costs the very footprints the plan is made of.
-    let footstep_at = |k: i64, foot: Foot| -> (Footstep, f64) {
+    let footstep_at = |k: i64, foot: Foot| -> (Footstep, f64, (f64, f64)) {
         if k == 0 {
-            return (start.left, start.gait.step_length);
+            return (start.left, start.gait.step_length, (start.left.heading.cos(), start.left.heading.sin()));
         }
         let t = time_of(k);
         let (pn, h) = at(agent, t);
@@ -583,10 +649,19 @@ fn search(
         let natural = gait.step_duration(speed);
         let (pp, _) = at(agent, (t - natural).max(t_start));
         let (pf, _) = at(agent, t + natural);
-        let along = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * h.cos() + (b[1] - a[1]) * h.sin()).max(0.0);
+        let (c, s) = (h.cos(), h.sin());
+        let along = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * c + (b[1] - a[1]) * s).max(0.0);
         let length = along(pp, pn).min(along(pn, pf));
-        (ideal_footstep(gait, agent, foot, t, length), gait.clamp_length(foot, length))
+        (footprint(gait, foot, t, (pn, h), (c, s), length), gait.clamp_length(foot, length), (c, s))
     };
+    // The energy of a step of `dur` `[s]` whose root goes from `ra` to `rb`
+    // (BPK §5.3, `M (e_s dur + e_w d²/dur)`), and `d²`: the one expression
+    // of it for the step costs and the heuristic's lower bound of them.
+    let energy_of = |dur: f64, ra: [f64; 2], rb: [f64; 2]| -> (f64, f64) {
+        let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        (p.mass * (p.e_s * dur + p.e_w * d2 / dur), d2)
+    };
+    let in_duration = |dur: f64| dur >= p.min_duration - 1e-9 && dur <= p.max_duration + 1e-9;
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
     // (landing, root at `rb`, its footprint made for a step of `length`).
     // `a` comes with the cosine and sine of its heading and the index of
@@ -598,7 +673,7 @@ fn search(
                      length: f64|
      -> Option<f64> {
         let dur = b.t - a.t;
-        if dur < p.min_duration - 1e-9 || dur > p.max_duration + 1e-9 {
+        if !in_duration(dur) {
             return None;
         }
         let turn = wrap_angle_exact(b.heading - a.heading);
@@ -611,7 +686,7 @@ fn search(
             return None;
         }
         let blend = gait.library.blended_at(a.foot, near);
-        let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
+        let (energy, d2) = energy_of(dur, ra, rb);
         // The path between the plants (its key lies between theirs).
         let between: [[f64; 2]; 3] =
             std::array::from_fn(|k| at_within(agent, a.t + dur * (k + 1) as f64 / 4.0, ka, kb));
@@ -688,7 +763,6 @@ fn search(
                 if most > gait.slack * gait.slack { most.sqrt() - gait.slack } else { 0.0 }
             }
         };
-        let energy = p.mass * (p.e_s * dur + p.e_w * d2 / dur);
         let warp = (dur / blend.duration.max(1e-3)).ln();
         let extra_turn = turn - blend.rotation;
         Some(
@@ -699,64 +773,203 @@ fn search(
                 + p.turn_weight * extra_turn * extra_turn,
         )
     };
-    let heuristic = |t: f64, pos: [f64; 2]| -> f64 {
-        let tau = (goal_t - t).max(1e-3);
-        let pg = goal_pos;
-        let d2 = (pg[0] - pos[0]).powi(2) + (pg[1] - pos[1]).powi(2);
-        p.mass * (p.e_s * tau + p.e_w * d2 / tau)
-    };
-    // Made once per (k, foot), with the cosine and sine of the heading.
-    let typical_of = |k: i64, foot: Foot| {
-        let (f, length) = footstep_at(k, foot);
-        (f, length, (f.heading.cos(), f.heading.sin()))
-    };
+    // Every plant's footprint, made once per (k, foot) with the cosine and
+    // sine of its heading: the heuristic below costs a bound of every step.
     type Typical = (Footstep, f64, (f64, f64));
-    let typical_cache: std::cell::RefCell<Vec<Option<Typical>>> = std::cell::RefCell::new(vec![None; 2 * grid]);
-    let typical = |k: i64, foot: Foot| -> Typical {
-        let slot = 2 * k as usize + foot.index();
-        if let Some(f) = typical_cache.borrow().get(slot).copied().flatten() {
-            return f;
+    let typical_at: Vec<Typical> =
+        (0..2 * grid).map(|slot| footstep_at((slot / 2) as i64, Foot::BOTH[slot % 2])).collect();
+    let slot = |k: i64, foot: Foot| 2 * k as usize + foot.index();
+    let typical = |k: i64, foot: Foot| typical_at[slot(k, foot)];
+    let ranges = Foot::BOTH.map(|f| gait.library.annotation_range(f));
+    // A lower bound of the cost of the step from plant (k, foot) to `to`,
+    // in the search's integer units, or `None` where the step cost surely
+    // rejects it: the step's energy, the squared excess of its root's
+    // progress over its landing's step length (both by the step cost's own
+    // expressions), the squared distance of its landing from the landing
+    // hull's bounding box, and the warp and turn terms of the nearest
+    // natural duration and turn any blend of the stance foot's steps has.
+    // Each term is at most the step cost's, so the sum is (rounding being
+    // monotone). O(1), no trigonometry.
+    let least_step = |k: i64, foot: Foot, to: Node| -> Option<i64> {
+        let (a, _, cs_a) = typical(k, foot);
+        let ((b, length, cs_b), rb) = match to {
+            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
+            Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
+        };
+        let dur = b.t - a.t;
+        if !in_duration(dur) {
+            return None;
         }
-        let f = typical_of(k, foot);
-        if let Some(x) = typical_cache.borrow_mut().get_mut(slot) {
-            *x = Some(f);
+        let turn = wrap_angle_exact(b.heading - a.heading);
+        if turn.abs() > p.max_turn {
+            return None;
         }
-        f
+        let gap2 = gait.hull_gap_squared(a.foot, landing_on(&a, cs_a, &b));
+        if gap2 > p.max_miss * p.max_miss {
+            return None;
+        }
+        let ra = path_of(k);
+        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
+        let mismatch = (progress - length).max(0.0);
+        let r = &ranges[foot.index()];
+        // |ln x| ≥ 2 |x − 1| / (x + 1), without a logarithm.
+        let warp = if dur < r.duration[0] {
+            2.0 * (r.duration[0] - dur) / (r.duration[0] + dur)
+        } else if dur > r.duration[1] {
+            2.0 * (dur - r.duration[1]) / (dur + r.duration[1])
+        } else {
+            0.0
+        };
+        let extra_turn = (r.rotation[0] - turn).max(turn - r.rotation[1]).max(0.0);
+        let c = energy_of(dur, ra, rb).0
+            + p.track_weight * gap2
+            + p.length_weight * mismatch * mismatch
+            + p.warp_weight * warp * warp
+            + p.turn_weight * extra_turn * extra_turn;
+        Some((c * scale) as i64)
     };
+    // The heuristic: the least cost from a plant to the goal when every
+    // step costs its lower bound above, over every sequence of plants the
+    // steps' durations allow (a backward pass over the plant grid, a DAG).
+    // Each step the search may take is an edge of this relaxed graph and
+    // costs at least its bound, so the heuristic is admissible and
+    // consistent; it follows the path round its bends and counts the
+    // strides the legs cannot take, where the energy of walking straight to
+    // the goal (`M (e_s τ + e_w D²/τ)`, BPK §5.4) cut across them.
+    // `unreachable`: no sequence of steps reaches the goal. O(grid × steps).
+    let unreachable = i64::MAX;
+    let mut to_goal = vec![unreachable; 2 * grid];
+    // Each step's bound (`unreachable` for a step surely rejected, or one
+    // to a plant the goal cannot be reached from), by plant and step length
+    // in grid times, for the search.
+    let steps = (k_max_step - k_min_step + 1).max(0) as usize;
+    let mut bounds = vec![unreachable; 2 * grid * steps];
+    // The relaxed graph's cheapest next plant from each plant.
+    let mut via = vec![Node::Goal; 2 * grid];
+    let relaxed = p.bound == SearchBound::Relaxed;
+    for k in (0..=k_max.max(0)).rev().filter(|_| relaxed) {
+        for foot in Foot::BOTH {
+            let mut best =
+                if foot == Foot::Left { least_step(k, foot, Node::Goal).unwrap_or(unreachable) } else { unreachable };
+            let mut next = Node::Goal;
+            for s in k_min_step..=k_max_step.min(k_max - k) {
+                let to = Node::Plant(k + s, foot.other());
+                let rest = to_goal[slot(k + s, foot.other())];
+                if rest == unreachable {
+                    continue;
+                }
+                if let Some(c) = least_step(k, foot, to) {
+                    bounds[slot(k, foot) * steps + (s - k_min_step) as usize] = c;
+                    if c.saturating_add(rest) < best {
+                        (best, next) = (c.saturating_add(rest), to);
+                    }
+                }
+            }
+            to_goal[slot(k, foot)] = best;
+            via[slot(k, foot)] = next;
+        }
+    }
+    if to_goal[0] == unreachable && relaxed {
+        return None;
+    }
+    // The true step cost, in the search's integer units.
+    let costed = std::cell::Cell::new(0);
+    let edge_cost = |k: i64, foot: Foot, to: Node| -> Option<i64> {
+        costed.set(costed.get() + 1);
+        let (a, _, cs_a) = typical(k, foot);
+        let from = (&a, cs_a, key_of(k));
+        let c = match to {
+            Node::Goal => step_cost(from, goal_at, path_of(k), goal_pos, goal.gait.step_length)?,
+            Node::Plant(kb, next) => {
+                let (b, length, cs_b) = typical(kb, next);
+                step_cost(from, (&b, cs_b, key_of(kb)), path_of(k), path_of(kb), length)?
+            }
+        };
+        Some((c * scale) as i64)
+    };
+    // An upper bound of the plan's cost: the true cost of a greedy plan,
+    // each step the one of least true cost plus heuristic from the last
+    // (the search's own step costs; `unreachable` when it runs into a dead
+    // end).
+    let mut upper = {
+        let (mut k, mut foot, mut g) = (0i64, Foot::Left, 0i64);
+        loop {
+            if !relaxed {
+                break unreachable;
+            }
+            let next = foot.other();
+            let mut best: Option<(i64, Node, i64)> = None; // (c + h, to, c)
+            if next == Foot::Right
+                && let Some(c) = edge_cost(k, foot, Node::Goal)
+            {
+                best = Some((c, Node::Goal, c));
+            }
+            for s in k_min_step..=k_max_step.min(k_max - k) {
+                let (h, least) =
+                    (to_goal[slot(k + s, next)], bounds[slot(k, foot) * steps + (s - k_min_step) as usize]);
+                if least == unreachable || best.is_some_and(|b| least + h >= b.0) {
+                    continue;
+                }
+                let to = Node::Plant(k + s, next);
+                if let Some(c) = edge_cost(k, foot, to)
+                    && best.is_none_or(|b| c + h < b.0)
+                {
+                    best = Some((c + h, to, c));
+                }
+            }
+            match best {
+                None => break unreachable,
+                Some((_, Node::Goal, c)) => break g + c,
+                Some((_, Node::Plant(kb, fb), c)) => (k, foot, g) = (kb, fb, g + c),
+            }
+        }
+    };
+    // The least cost found so far to each plant, as A* generates its
+    // successors (A*'s own: a node is expanded at that cost). A step whose
+    // bound puts every plan through it above `upper` is not costed: A*
+    // would never expand its plant from there. A step onto the goal makes
+    // a plan, and may lower `upper`.
+    let mut reached = vec![unreachable; 2 * grid];
+    reached[0] = 0;
     let mut expanded = 0usize;
     let result = pathfinding::prelude::astar(
         &Node::Plant(0, Foot::Left),
         |&n| {
             expanded += 1;
             let Node::Plant(k, foot) = n else { return Vec::new() };
-            let (a, _, cs_a) = typical(k, foot);
-            let from = (&a, cs_a, key_of(k));
-            let ra = path_of(k);
+            let g = reached[slot(k, foot)];
             let next = foot.other();
             let mut out = Vec::new();
-            for s in k_min_step..=k_max_step {
-                let kb = k + s;
-                if kb > k_max {
-                    break;
+            for s in k_min_step..=k_max_step.min(k_max - k) {
+                let to = Node::Plant(k + s, next);
+                let (h, least) =
+                    (to_goal[slot(k + s, next)], bounds[slot(k, foot) * steps + (s - k_min_step) as usize]);
+                let pruned = least == unreachable || g.saturating_add(least).saturating_add(h) > upper;
+                if pruned && relaxed {
+                    continue;
                 }
-                let (b, length, cs_b) = typical(kb, next);
-                if let Some(c) = step_cost(from, (&b, cs_b, key_of(kb)), ra, path_of(kb), length) {
-                    out.push((Node::Plant(kb, next), (c * scale) as i64));
+                if let Some(c) = edge_cost(k, foot, to) {
+                    let best = &mut reached[slot(k + s, next)];
+                    *best = (*best).min(g + c);
+                    out.push((to, c));
                 }
             }
             // The goal: the right foot lands on the goal's right footprint.
             if next == Foot::Right
-                && let Some(c) = step_cost(from, goal_at, ra, goal_pos, goal.gait.step_length)
+                && let Some(c) = edge_cost(k, foot, Node::Goal)
             {
-                out.push((Node::Goal, (c * scale) as i64));
+                upper = upper.min(g + c);
+                out.push((Node::Goal, c));
             }
             out
         },
-        |&n| match n {
-            Node::Goal => 0,
-            Node::Plant(k, _) => {
-                let t = time_of(k);
-                (heuristic(t, path_of(k)) * scale) as i64
+        |&n| match (n, p.bound) {
+            (Node::Goal, _) => 0,
+            (Node::Plant(k, foot), SearchBound::Relaxed) => to_goal[slot(k, foot)],
+            (Node::Plant(k, _), SearchBound::Straight) => {
+                let (tau, pos) = ((goal_t - time_of(k)).max(1e-3), path_of(k));
+                let d2 = (goal_pos[0] - pos[0]).powi(2) + (goal_pos[1] - pos[1]).powi(2);
+                (p.mass * (p.e_s * tau + p.e_w * d2 / tau) * scale) as i64
             }
         },
         |&n| n == Node::Goal,
@@ -773,7 +986,7 @@ fn search(
     footsteps.push(goal.left);
     // Headings of inner footsteps from the path; positions as planned.
     finish_lifts(&mut footsteps, gait);
-    Some(FootstepPlan { footsteps, cost: cost as f64 / scale, expanded, relaxed: false })
+    Some(FootstepPlan { footsteps, cost: cost as f64 / scale, expanded, costed: costed.get(), relaxed: false })
 }
 
 /// Convex hull (counter-clockwise) of points; fewer than three points when

@@ -567,3 +567,61 @@ fn bounds_below_what_16_bit_rotations_hold_are_refused_not_written() {
         assert!(err.to_string().contains("a larger tolerance holds"), "{err}");
     }
 }
+
+/// The footstep search's two heuristics (`SearchBound`) are admissible, so
+/// A* finds a plan of least cost with either: on every agent of the
+/// shipped patches (and RobotExpressive's walks on two of them, when
+/// present) the relaxed graph's bound, with its pruning, plans at exactly
+/// the cost the straight-line bound does, relaxes its limits on the same
+/// agents, expands fewer plants and costs fewer than half as many steps.
+#[test]
+fn the_relaxed_bound_plans_at_the_least_cost_the_straight_line_one_finds() {
+    use crowdpatch::animation::path_ends;
+    use crowdpatch::footsteps::{FootstepParams, GaitModel, SearchBound, plan_agent};
+    let mut cases: Vec<(Character, Vec<&str>)> =
+        vec![(builtin::character(), vec!["figure7", "park", "dense", "avenue", "plaza"])];
+    match robot() {
+        Some(file) => cases.push((prepared(&file), vec!["figure7", "park"])),
+        None => println!("SKIPPED (RobotExpressive): ../shared/data/characters/RobotExpressive.glb is absent"),
+    }
+    for (character, patches) in cases {
+        let gait = GaitModel::new(&character).unwrap();
+        let straight = FootstepParams { bound: SearchBound::Straight, ..Default::default() };
+        let relaxed = FootstepParams { bound: SearchBound::Relaxed, ..Default::default() };
+        let (mut expanded, mut costed, mut plans) = ([0usize; 2], [0usize; 2], 0);
+        for name in patches {
+            let patch = load_patch(&repo().join("patches").join(format!("{name}.patch.json"))).unwrap();
+            let bake = crowdpatch::bake(&patch, &mut Silent).unwrap();
+            let baked = bake.baked();
+            for (i, (agent, b)) in bake.agents.iter().zip(&baked.agents).enumerate() {
+                let ends = path_ends(agent);
+                let plan = |p: &FootstepParams| plan_agent(&gait, &character, b, ends, baked.header.period, p);
+                let (s, r) = (plan(&straight), plan(&relaxed));
+                assert_eq!(s.is_some(), r.is_some(), "{name} agent {i}");
+                let (Some(s), Some(r)) = (s, r) else { continue };
+                let at = format!("{} on {name}, agent {i}", character.name);
+                assert_eq!(s.relaxed, r.relaxed, "{at}: limits relaxed with one bound only");
+                assert_eq!(
+                    s.cost.to_bits(),
+                    r.cost.to_bits(),
+                    "{at}: cost {} (straight) against {} (relaxed)",
+                    s.cost,
+                    r.cost
+                );
+                assert!(s.cost.is_finite() || s.expanded == 0, "{at}");
+                expanded[0] += s.expanded;
+                expanded[1] += r.expanded;
+                costed[0] += s.costed;
+                costed[1] += r.costed;
+                plans += 1;
+            }
+        }
+        println!(
+            "{}: {plans} plans, plants expanded {} (straight) and {} (relaxed), steps costed {} and {}",
+            character.name, expanded[0], expanded[1], costed[0], costed[1]
+        );
+        assert!(plans >= 20, "{}: {plans} plans", character.name);
+        assert!(expanded[1] < expanded[0], "{}: the relaxed bound expands {expanded:?}", character.name);
+        assert!(2 * costed[1] < costed[0], "{}: the relaxed bound costs {costed:?} steps", character.name);
+    }
+}

@@ -58,6 +58,17 @@ pub struct BlendedStep {
     pub rotation: f64,
 }
 
+/// The range of the natural durations and heading changes of a stance
+/// foot's blends ([`StepLibrary::annotation_range`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnnotationRange {
+    /// Least and greatest natural duration `[s]` (at least 1 ms, as the
+    /// footstep cost's time warp takes it).
+    pub duration: [f64; 2],
+    /// Least and greatest heading change `[rad]`.
+    pub rotation: [f64; 2],
+}
+
 /// The annotated steps of a character.
 #[derive(Debug, Clone)]
 pub struct StepLibrary {
@@ -372,6 +383,24 @@ impl StepLibrary {
             }
         }
         Found::Many(best.1)
+    }
+
+    /// The least and greatest natural duration `[s]` and heading change
+    /// `[rad]` of a blend of the steps of stance foot `stance`
+    /// ([`StepLibrary::blended_at`]'s weights are a convex combination, up
+    /// to rounding): those of its steps, widened by a millionth of a second
+    /// and of a radian to hold the blends' rounding. O(steps).
+    pub fn annotation_range(&self, stance: Foot) -> AnnotationRange {
+        let steps = self.by_foot[stance.index()].iter().map(|&i| &self.steps[i].annotation);
+        let (mut duration, mut rotation) = ([f64::INFINITY, f64::NEG_INFINITY], [f64::INFINITY, f64::NEG_INFINITY]);
+        for a in steps {
+            duration = [duration[0].min(a.duration), duration[1].max(a.duration)];
+            rotation = [rotation[0].min(a.rotation), rotation[1].max(a.rotation)];
+        }
+        AnnotationRange {
+            duration: [(duration[0] - 1e-6).max(1e-3), (duration[1] + 1e-6).max(1e-3)],
+            rotation: [rotation[0] - 1e-6, rotation[1] + 1e-6],
+        }
     }
 
     /// The weighted annotations of a blend.
