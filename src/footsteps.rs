@@ -636,9 +636,11 @@ fn search(
     // not a long stride ahead of it; a walker coming to a stop lands its
     // foot beside it, not a stride ahead. A function of (k, foot) alone, so
     // the search costs the very footprints the plan is made of.
-    let footstep_at = |k: i64, foot: Foot| -> (Footstep, f64, (f64, f64)) {
+    // Both feet's at once: all but the offset of the foot is the path's.
+    let footsteps_at = |k: i64| -> [(Footstep, f64, (f64, f64)); 2] {
         if k == 0 {
-            return (start.left, start.gait.step_length, (start.left.heading.cos(), start.left.heading.sin()));
+            let start = (start.left, start.gait.step_length, (start.left.heading.cos(), start.left.heading.sin()));
+            return [start; 2];
         }
         let t = time_of(k);
         let (pn, h) = at(agent, t);
@@ -652,7 +654,8 @@ fn search(
         let (c, s) = (h.cos(), h.sin());
         let along = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * c + (b[1] - a[1]) * s).max(0.0);
         let length = along(pp, pn).min(along(pn, pf));
-        (footprint(gait, foot, t, (pn, h), (c, s), length), gait.clamp_length(foot, length), (c, s))
+        Foot::BOTH
+            .map(|foot| (footprint(gait, foot, t, (pn, h), (c, s), length), gait.clamp_length(foot, length), (c, s)))
     };
     // The energy of a step of `dur` `[s]` whose root goes from `ra` to `rb`
     // (BPK §5.3, `M (e_s dur + e_w d²/dur)`), and `d²`: the one expression
@@ -776,8 +779,7 @@ fn search(
     // Every plant's footprint, made once per (k, foot) with the cosine and
     // sine of its heading: the heuristic below costs a bound of every step.
     type Typical = (Footstep, f64, (f64, f64));
-    let typical_at: Vec<Typical> =
-        (0..2 * grid).map(|slot| footstep_at((slot / 2) as i64, Foot::BOTH[slot % 2])).collect();
+    let typical_at: Vec<Typical> = (0..grid as i64).flat_map(footsteps_at).collect();
     let slot = |k: i64, foot: Foot| 2 * k as usize + foot.index();
     let typical = |k: i64, foot: Foot| typical_at[slot(k, foot)];
     let ranges = Foot::BOTH.map(|f| gait.library.annotation_range(f));
@@ -789,12 +791,16 @@ fn search(
     // hull's bounding box, and the warp and turn terms of the nearest
     // natural duration and turn any blend of the stance foot's steps has.
     // Each term is at most the step cost's, so the sum is (rounding being
-    // monotone). O(1), no trigonometry.
-    let least_step = |k: i64, foot: Foot, to: Node| -> Option<i64> {
-        let (a, _, cs_a) = typical(k, foot);
-        let ((b, length, cs_b), rb) = match to {
-            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
-            Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
+    // monotone). O(1), no trigonometry: `foot_part(k, foot, to,
+    // path_part(k, to)?)`. `path_part` is the part that is the path's, the
+    // same for both feet (a plant's time and heading are the path's): the
+    // step's duration, turn and energy, `None` where the step cost rejects
+    // the duration or the turn.
+    let path_part = |k: i64, to: Node| -> Option<(f64, f64, f64)> {
+        let a = typical(k, Foot::Left).0;
+        let (b, rb) = match to {
+            Node::Goal => (goal.right, goal_pos),
+            Node::Plant(kb, next) => (typical(kb, next).0, path_of(kb)),
         };
         let dur = b.t - a.t;
         if !in_duration(dur) {
@@ -804,6 +810,14 @@ fn search(
         if turn.abs() > p.max_turn {
             return None;
         }
+        Some((dur, turn, energy_of(dur, path_of(k), rb).0))
+    };
+    let foot_part = |k: i64, foot: Foot, to: Node, (dur, turn, energy): (f64, f64, f64)| -> Option<i64> {
+        let (a, _, cs_a) = typical(k, foot);
+        let ((b, length, cs_b), rb) = match to {
+            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
+            Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
+        };
         let gap2 = gait.hull_gap_squared(a.foot, landing_on(&a, cs_a, &b));
         if gap2 > p.max_miss * p.max_miss {
             return None;
@@ -821,7 +835,7 @@ fn search(
             0.0
         };
         let extra_turn = (r.rotation[0] - turn).max(turn - r.rotation[1]).max(0.0);
-        let c = energy_of(dur, ra, rb).0
+        let c = energy
             + p.track_weight * gap2
             + p.length_weight * mismatch * mismatch
             + p.warp_weight * warp * warp
@@ -848,25 +862,31 @@ fn search(
     let mut via = vec![Node::Goal; 2 * grid];
     let relaxed = p.bound == SearchBound::Relaxed;
     for k in (0..=k_max.max(0)).rev().filter(|_| relaxed) {
-        for foot in Foot::BOTH {
-            let mut best =
-                if foot == Foot::Left { least_step(k, foot, Node::Goal).unwrap_or(unreachable) } else { unreachable };
-            let mut next = Node::Goal;
-            for s in k_min_step..=k_max_step.min(k_max - k) {
-                let to = Node::Plant(k + s, foot.other());
-                let rest = to_goal[slot(k + s, foot.other())];
-                if rest == unreachable {
+        let goal_step = path_part(k, Node::Goal).and_then(|x| foot_part(k, Foot::Left, Node::Goal, x));
+        let mut best = [goal_step.unwrap_or(unreachable), unreachable];
+        let mut next = [Node::Goal; 2];
+        for s in k_min_step..=k_max_step.min(k_max - k) {
+            let rest = Foot::BOTH.map(|f| to_goal[slot(k + s, f.other())]);
+            if rest == [unreachable; 2] {
+                continue;
+            }
+            let Some(shared) = path_part(k, Node::Plant(k + s, Foot::Left)) else { continue };
+            for foot in Foot::BOTH {
+                let (f, to) = (foot.index(), Node::Plant(k + s, foot.other()));
+                if rest[f] == unreachable {
                     continue;
                 }
-                if let Some(c) = least_step(k, foot, to) {
+                if let Some(c) = foot_part(k, foot, to, shared) {
                     bounds[slot(k, foot) * steps + (s - k_min_step) as usize] = c;
-                    if c.saturating_add(rest) < best {
-                        (best, next) = (c.saturating_add(rest), to);
+                    if c.saturating_add(rest[f]) < best[f] {
+                        (best[f], next[f]) = (c.saturating_add(rest[f]), to);
                     }
                 }
             }
-            to_goal[slot(k, foot)] = best;
-            via[slot(k, foot)] = next;
+        }
+        for foot in Foot::BOTH {
+            to_goal[slot(k, foot)] = best[foot.index()];
+            via[slot(k, foot)] = next[foot.index()];
         }
     }
     if to_goal[0] == unreachable && relaxed {
