@@ -23,10 +23,15 @@
 //! (the squared miss), a time-warp term (playing a step much faster or slower
 //! than its clip), a turn term, and a term on the root's progress beyond the
 //! step length the landing's footprint was made for (the trailing foot
-//! would be left out of reach). **Heuristic**: the least energy to cover
-//! the straight distance to the goal in exactly the time left,
-//! `M (e_s τ + e_w D²/τ)` (Jensen's inequality: admissible, and tighter than
-//! BPK's `2 M D √(e_s e_w)`, which ignores the time constraint).
+//! would be left out of reach). **Heuristic** ([`SearchBound`]): the least
+//! cost to the goal over the plant grid with each step at a lower bound of
+//! its cost (a backward pass over the grid before the search; admissible and
+//! consistent), and steps that cannot belong to a plan cheaper than a greedy
+//! one left uncosted; or, as BPK §5.4 with the time constraint, the least
+//! energy to cover the straight distance to the goal in exactly the time
+//! left, `M (e_s τ + e_w D²/τ)` (Jensen's inequality: admissible, and tighter
+//! than BPK's `2 M D √(e_s e_w)`, which ignores the time constraint). Both
+//! find plans of the same least cost.
 //!
 //! **Boundaries and loops** (the seam convention of
 //! [`crowdpatch_runtime::skeletal`]): an exogenous agent starts with the two
