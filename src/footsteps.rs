@@ -861,15 +861,16 @@ fn search(
     // Each step's bound (`unreachable` for a step surely rejected, or one
     // to a plant the goal cannot be reached from), by plant and step length
     // in grid times, for the search.
+    // Kept only up to 4 M of them (32 MB: a walker of an hour at the
+    // default grid, a quarter of that on the finest grid of the relaxed
+    // limits); beyond, each is made again when the search asks for it.
     let steps = (k_max_step - k_min_step + 1).max(0) as usize;
-    let mut bounds = vec![unreachable; 2 * grid * steps];
-    // The relaxed graph's cheapest next plant from each plant.
-    let mut via = vec![Node::Goal; 2 * grid];
     let relaxed = p.bound == SearchBound::Relaxed;
+    let kept = relaxed && 2 * grid * steps <= 1 << 22;
+    let mut bounds = vec![unreachable; if kept { 2 * grid * steps } else { 0 }];
     for k in (0..=k_max.max(0)).rev().filter(|_| relaxed) {
         let goal_step = path_part(k, Node::Goal).and_then(|x| foot_part(k, Foot::Left, Node::Goal, x));
         let mut best = [goal_step.unwrap_or(unreachable), unreachable];
-        let mut next = [Node::Goal; 2];
         for s in k_min_step..=k_max_step.min(k_max - k) {
             let rest = Foot::BOTH.map(|f| to_goal[slot(k + s, f.other())]);
             if rest == [unreachable; 2] {
@@ -882,21 +883,32 @@ fn search(
                     continue;
                 }
                 if let Some(c) = foot_part(k, foot, to, shared) {
-                    bounds[slot(k, foot) * steps + (s - k_min_step) as usize] = c;
-                    if c.saturating_add(rest[f]) < best[f] {
-                        (best[f], next[f]) = (c.saturating_add(rest[f]), to);
+                    if kept {
+                        bounds[slot(k, foot) * steps + (s - k_min_step) as usize] = c;
                     }
+                    best[f] = best[f].min(c.saturating_add(rest[f]));
                 }
             }
         }
         for foot in Foot::BOTH {
             to_goal[slot(k, foot)] = best[foot.index()];
-            via[slot(k, foot)] = next[foot.index()];
         }
     }
     if to_goal[0] == unreachable && relaxed {
         return None;
     }
+    // The bound of the step of `s` grid times from plant (k, foot), as
+    // kept above or made again.
+    let bound_of = |k: i64, foot: Foot, s: i64| -> i64 {
+        if kept {
+            return bounds[slot(k, foot) * steps + (s - k_min_step) as usize];
+        }
+        let to = Node::Plant(k + s, foot.other());
+        if to_goal[slot(k + s, foot.other())] == unreachable {
+            return unreachable;
+        }
+        path_part(k, to).and_then(|x| foot_part(k, foot, to, x)).unwrap_or(unreachable)
+    };
     // The true step cost, in the search's integer units.
     let costed = std::cell::Cell::new(0);
     let edge_cost = |k: i64, foot: Foot, to: Node| -> Option<i64> {
@@ -930,8 +942,7 @@ fn search(
                 best = Some((c, Node::Goal, c));
             }
             for s in k_min_step..=k_max_step.min(k_max - k) {
-                let (h, least) =
-                    (to_goal[slot(k + s, next)], bounds[slot(k, foot) * steps + (s - k_min_step) as usize]);
+                let (h, least) = (to_goal[slot(k + s, next)], bound_of(k, foot, s));
                 if least == unreachable || best.is_some_and(|b| least + h >= b.0) {
                     continue;
                 }
@@ -967,10 +978,11 @@ fn search(
             let mut out = Vec::new();
             for s in k_min_step..=k_max_step.min(k_max - k) {
                 let to = Node::Plant(k + s, next);
-                let (h, least) =
-                    (to_goal[slot(k + s, next)], bounds[slot(k, foot) * steps + (s - k_min_step) as usize]);
-                let pruned = least == unreachable || g.saturating_add(least).saturating_add(h) > upper;
-                if pruned && relaxed {
+                let pruned = || {
+                    let (h, least) = (to_goal[slot(k + s, next)], bound_of(k, foot, s));
+                    least == unreachable || g.saturating_add(least).saturating_add(h) > upper
+                };
+                if relaxed && pruned() {
                     continue;
                 }
                 if let Some(c) = edge_cost(k, foot, to) {
@@ -1194,6 +1206,24 @@ mod tests {
         assert_eq!(hull_distance(&h, [0.5, 0.5]).0, 0.0);
         assert!((hull_distance(&h, [2.0, 0.5]).0 - 1.0).abs() < 1e-12);
         assert!((hull_distance(&[[0.0, 0.0], [1.0, 0.0]], [0.5, 2.0]).0 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_walk_too_long_to_keep_its_step_bounds_plans_at_the_straight_line_bounds_cost() {
+        // 2,000 s at the default grid: 120,000 plants, too many to keep
+        // their step bounds (each is made again when the search asks).
+        let c = builtin::character();
+        let gait = GaitModel::new(&c).unwrap();
+        let (agent, v) = (straight_agent(1.2, 2000.0), [1.2, 0.0]);
+        let ends = PathEnds::Exogenous { entry: v, exit: v };
+        let plan = |bound| {
+            plan_agent(&gait, &c, &agent, ends, 2000.0, &FootstepParams { bound, ..Default::default() }).unwrap()
+        };
+        let (s, r) = (plan(SearchBound::Straight), plan(SearchBound::Relaxed));
+        assert!(!s.relaxed && !r.relaxed);
+        assert_eq!(s.cost.to_bits(), r.cost.to_bits(), "{} against {}", s.cost, r.cost);
+        assert!(r.costed < s.costed, "{} against {} step costs", r.costed, s.costed);
+        assert!(r.footsteps.len() > 3000, "{} footsteps", r.footsteps.len());
     }
 
     #[test]
