@@ -669,6 +669,14 @@ fn search(
         let d2 = (rb[0] - ra[0]).powi(2) + (rb[1] - ra[1]).powi(2);
         (p.mass * (p.e_s * dur + p.e_w * d2 / dur), d2)
     };
+    // How far the root's progress along `b`'s heading (cosine and sine
+    // `cs_b`) from `ra` to `rb` exceeds the step length `length` `[m]` its
+    // landing's footprint was made for: the one expression of it for the
+    // step costs and their lower bounds.
+    let stride_excess = |ra: [f64; 2], rb: [f64; 2], cs_b: (f64, f64), length: f64| {
+        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
+        (progress - length).max(0.0)
+    };
     let in_duration = |dur: f64| dur >= p.min_duration - 1e-9 && dur <= p.max_duration + 1e-9;
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
     // (landing, root at `rb`, its footprint made for a step of `length`).
@@ -722,8 +730,7 @@ fn search(
         // of `length` does; a step whose root progresses more than that
         // leaves the trailing foot behind, out of reach of a short-legged
         // character, while the body is still on the path.
-        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
-        let mismatch = (progress - length).max(0.0);
+        let mismatch = stride_excess(ra, rb, cs_b, length);
         // The root as the stance foot carries it (APM §4.3): where the
         // blend puts the root relative to the stance contact at each phase,
         // turned about the contact by the step's turn beyond the clips'
@@ -828,8 +835,7 @@ fn search(
             return None;
         }
         let ra = path_of(k);
-        let progress = ((rb[0] - ra[0]) * cs_b.0 + (rb[1] - ra[1]) * cs_b.1).max(0.0);
-        let mismatch = (progress - length).max(0.0);
+        let mismatch = stride_excess(ra, rb, cs_b, length);
         let r = &ranges[foot.index()];
         // |ln x| ≥ 2 |x − 1| / (x + 1), without a logarithm.
         let warp = if dur < r.duration[0] {
@@ -1004,9 +1010,8 @@ fn search(
             (Node::Goal, _) => 0,
             (Node::Plant(k, foot), SearchBound::Relaxed) => to_goal[slot(k, foot)],
             (Node::Plant(k, _), SearchBound::Straight) => {
-                let (tau, pos) = ((goal_t - time_of(k)).max(1e-3), path_of(k));
-                let d2 = (goal_pos[0] - pos[0]).powi(2) + (goal_pos[1] - pos[1]).powi(2);
-                (p.mass * (p.e_s * tau + p.e_w * d2 / tau) * scale) as i64
+                // The energy of walking straight to the goal in the time left.
+                (energy_of((goal_t - time_of(k)).max(1e-3), path_of(k), goal_pos).0 * scale) as i64
             }
         },
         |&n| n == Node::Goal,
