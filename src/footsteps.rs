@@ -678,6 +678,16 @@ fn search(
         (progress - length).max(0.0)
     };
     let in_duration = |dur: f64| dur >= p.min_duration - 1e-9 && dur <= p.max_duration + 1e-9;
+    // The duration and turn of the step from `a` to `b`, `None` where they
+    // are out of the limits: for the step costs and their bounds.
+    let duration_and_turn = |a: &Footstep, b: &Footstep| -> Option<(f64, f64)> {
+        let dur = b.t - a.t;
+        if !in_duration(dur) {
+            return None;
+        }
+        let turn = wrap_angle_exact(b.heading - a.heading);
+        (turn.abs() <= p.max_turn).then_some((dur, turn))
+    };
     // Cost of a step from `a` (planted, stance, root at `ra`) to `b`
     // (landing, root at `rb`, its footprint made for a step of `length`).
     // `a` comes with the cosine and sine of its heading and the index of
@@ -688,14 +698,7 @@ fn search(
                      rb: [f64; 2],
                      length: f64|
      -> Option<f64> {
-        let dur = b.t - a.t;
-        if !in_duration(dur) {
-            return None;
-        }
-        let turn = wrap_angle_exact(b.heading - a.heading);
-        if turn.abs() > p.max_turn {
-            return None;
-        }
+        let (dur, turn) = duration_and_turn(a, b)?;
         let q = landing_on(a, cs_a, b);
         let (miss, near) = gait.hull_distance(a.foot, q);
         if miss > p.max_miss {
@@ -795,6 +798,15 @@ fn search(
     let slot = |k: i64, foot: Foot| 2 * k as usize + foot.index();
     let typical = |k: i64, foot: Foot| typical_at[slot(k, foot)];
     let ranges = Foot::BOTH.map(|f| gait.library.annotation_range(f));
+    // The landing of a step onto `to` (its footstep, the step length its
+    // footprint was made for, its heading's cosine and sine) and the path
+    // there.
+    let target = |to: Node| -> (Typical, [f64; 2]) {
+        match to {
+            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
+            Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
+        }
+    };
     // A lower bound of the cost of the step from plant (k, foot) to `to`,
     // in the search's integer units, or `None` where the step cost surely
     // rejects it: the step's energy, the squared excess of its root's
@@ -809,27 +821,13 @@ fn search(
     // step's duration, turn and energy, `None` where the step cost rejects
     // the duration or the turn.
     let path_part = |k: i64, to: Node| -> Option<(f64, f64, f64)> {
-        let a = typical(k, Foot::Left).0;
-        let (b, rb) = match to {
-            Node::Goal => (goal.right, goal_pos),
-            Node::Plant(kb, next) => (typical(kb, next).0, path_of(kb)),
-        };
-        let dur = b.t - a.t;
-        if !in_duration(dur) {
-            return None;
-        }
-        let turn = wrap_angle_exact(b.heading - a.heading);
-        if turn.abs() > p.max_turn {
-            return None;
-        }
+        let ((b, _, _), rb) = target(to);
+        let (dur, turn) = duration_and_turn(&typical(k, Foot::Left).0, &b)?;
         Some((dur, turn, energy_of(dur, path_of(k), rb).0))
     };
     let foot_part = |k: i64, foot: Foot, to: Node, (dur, turn, energy): (f64, f64, f64)| -> Option<i64> {
         let (a, _, cs_a) = typical(k, foot);
-        let ((b, length, cs_b), rb) = match to {
-            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
-            Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
-        };
+        let ((b, length, cs_b), rb) = target(to);
         let gap2 = gait.hull_gap_squared(a.foot, landing_on(&a, cs_a, &b));
         if gap2 > p.max_miss * p.max_miss {
             return None;
@@ -920,14 +918,12 @@ fn search(
     let edge_cost = |k: i64, foot: Foot, to: Node| -> Option<i64> {
         costed.set(costed.get() + 1);
         let (a, _, cs_a) = typical(k, foot);
-        let from = (&a, cs_a, key_of(k));
-        let c = match to {
-            Node::Goal => step_cost(from, goal_at, path_of(k), goal_pos, goal.gait.step_length)?,
-            Node::Plant(kb, next) => {
-                let (b, length, cs_b) = typical(kb, next);
-                step_cost(from, (&b, cs_b, key_of(kb)), path_of(k), path_of(kb), length)?
-            }
+        let ((b, length, cs_b), rb) = target(to);
+        let kb = match to {
+            Node::Goal => goal_at.2,
+            Node::Plant(kb, _) => key_of(kb),
         };
+        let c = step_cost((&a, cs_a, key_of(k)), (&b, cs_b, kb), path_of(k), rb, length)?;
         Some((c * scale) as i64)
     };
     // An upper bound of the plan's cost: the true cost of a greedy plan,
