@@ -631,7 +631,8 @@ fn search(
     // The first path key after each grid time, and after the goal time.
     let keys_after: Vec<usize> = (0..grid).map(|k| key_after(agent, time_of(k as i64))).collect();
     let key_of = |k: i64| keys_after[k.clamp(0, grid as i64 - 1) as usize];
-    let goal_at = (&goal.right, (goal.right.heading.cos(), goal.right.heading.sin()), key_after(agent, goal_t));
+    // The goal's heading's cosine and sine, and the first path key after it.
+    let (goal_cs, goal_key) = ((goal.right.heading.cos(), goal.right.heading.sin()), key_after(agent, goal_t));
     // The footprint of a plant at grid time `k`: the root on the path
     // facing its heading, the landing foot ahead of it by the offset of a
     // straight step as long as the root's progress along that heading over
@@ -803,7 +804,7 @@ fn search(
     // there.
     let target = |to: Node| -> (Typical, [f64; 2]) {
         match to {
-            Node::Goal => ((goal.right, goal.gait.step_length, goal_at.1), goal_pos),
+            Node::Goal => ((goal.right, goal.gait.step_length, goal_cs), goal_pos),
             Node::Plant(kb, next) => (typical(kb, next), path_of(kb)),
         }
     };
@@ -920,7 +921,7 @@ fn search(
         let (a, _, cs_a) = typical(k, foot);
         let ((b, length, cs_b), rb) = target(to);
         let kb = match to {
-            Node::Goal => goal_at.2,
+            Node::Goal => goal_key,
             Node::Plant(kb, _) => key_of(kb),
         };
         let c = step_cost((&a, cs_a, key_of(k)), (&b, cs_b, kb), path_of(k), rb, length)?;
