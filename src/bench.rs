@@ -497,7 +497,7 @@ impl CaseResult {
     }
 }
 
-/// The growth protocol (README "Growth", `crowdpatch bench --protocol
+/// The growth protocol (docs/benchmarks.md "Growth", `crowdpatch bench --protocol
 /// growth`): how a bake's time and memory grow with the patch, and a
 /// compose's with the map. Its patch of `n` entry/exit pairs on an L × L
 /// patch (`size` `[m]`, π = 10 s, r = 0.3 m, u_cft = 1.33 m/s): the

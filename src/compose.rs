@@ -161,7 +161,7 @@ pub fn load_map(path: &Path) -> Result<Map, LoadError> {
 }
 
 /// Largest number of cells of a map (512²). Composing costs about 1 ms and
-/// 4 KB per walkable cell once its tiles are baked (linear: README
+/// 4 KB per walkable cell once its tiles are baked (linear: docs/benchmarks.md
 /// "Growth"), so the largest map composes in minutes and about a gigabyte.
 pub const MAX_MAP_CELLS: usize = 512 * 512;
 

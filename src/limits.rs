@@ -4,7 +4,7 @@
 //! the two cannot disagree (docs/design.md "Limits").
 //!
 //! Each limit is derived from what the stage it feeds costs, measured on the
-//! reference machine (2 cores, 24 GB; README "Growth"):
+//! reference machine (2 cores, 24 GB; docs/benchmarks.md "Growth"):
 //!
 //! | stage | cost | bounded by |
 //! |---|---|---|
@@ -33,7 +33,7 @@ pub const MAX_DOCUMENT_BYTES: u64 = 16 << 20;
 pub const MAX_SIDE_POINTS: usize = 500;
 
 /// Largest number of boundary points (entries + exits) of a patch: 500
-/// entry/exit pairs. Measured (README "Growth"): a bake of 400 pairs on a
+/// entry/exit pairs. Measured (docs/benchmarks.md "Growth"): a bake of 400 pairs on a
 /// 64 m patch takes minutes and gigabytes with skeletal animation; the
 /// stable matching of 500 pairs takes milliseconds, the optimal one (O(p³))
 /// about a second.
@@ -69,7 +69,7 @@ pub const MAX_TOTAL_WAYPOINTS: usize = 4096;
 pub const MAX_BOUNDARY_SPEED: f64 = 10.0;
 
 /// Largest `solver.max_iterations`: one iteration of the `default` solver
-/// costs O(n · c · s), about 0.6 ms at 400 pairs (README "Growth"), so the
+/// costs O(n · c · s), about 0.6 ms at 400 pairs (docs/benchmarks.md "Growth"), so the
 /// cap bounds collision removal to about a minute there.
 pub const MAX_ITERATIONS: usize = 100_000;
 

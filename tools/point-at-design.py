@@ -92,7 +92,7 @@ CONTEXTUAL = [
     # src/compose.rs: `(Δt periodic; DESIGN.md "separated" benchmark variant)`.
     (rf'DESIGN\.md({SEP})"separated"({SEP})benchmark({SEP})variant',
      r'the *separated* variant\1of docs/design.md "Benchmark protocol"'),
-    # README.md: `(DESIGN.md's 56%\ncounts the points alone)`.
+    # README.md (now docs/benchmarks.md): `(DESIGN.md's 56%\ncounts the points alone)`.
     (rf"\(DESIGN\.md's({SEP})56%({SEP})counts",
      r'(the 56% of docs/design.md\1"Benchmark protocol"\2counts'),
 ]

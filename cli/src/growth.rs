@@ -10,7 +10,7 @@
 //! exponent: 1 is linear.
 //!
 //! Writes `DIR/growth.csv`, `DIR/growth.md` (the tables and slopes, as the
-//! README shows them) and `DIR/growth.png` (log–log plots).
+//! docs/benchmarks.md "Growth" shows them) and `DIR/growth.png` (log–log plots).
 
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::output;
