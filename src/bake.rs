@@ -12,7 +12,7 @@ use crate::model::{MatchingMode, Patch, SolverKind};
 use crate::path::Agent;
 use crate::proximity::{Contact, Ghost, ghosts};
 use crate::smoothing::{SmoothingOutcome, SmoothingParams, smooth_agents};
-use crowdpatch_runtime::format::{BakedAgent, BakedPatch, Metrics};
+use crowdpatch_runtime::format::{BakedPatch, Metrics};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -149,7 +149,8 @@ pub struct Bake {
     /// Remarks worth reading (routing failures, reverted smoothing, …).
     pub notes: Vec<String>,
     /// Stage 5: footsteps and skeletal animation (`None` when the agents are
-    /// played as discs).
+    /// played as discs). Feature `skeletal`.
+    #[cfg(feature = "skeletal")]
     pub skeletal: Option<crate::animation::SkeletalOutcome>,
 }
 
@@ -157,7 +158,8 @@ pub struct Bake {
 #[derive(Debug, Clone, Default)]
 pub struct BakeOptions {
     /// Plan footsteps and synthesise skeletal animation with this character
-    /// (stage 5); `None` plays agents as discs.
+    /// (stage 5); `None` plays agents as discs. Feature `skeletal`.
+    #[cfg(feature = "skeletal")]
     pub skeletal: Option<std::sync::Arc<crate::animation::Skeletal>>,
 }
 
@@ -166,11 +168,17 @@ impl BakeOptions {
     /// ([`crate::limits::check_bake`]); `frame_rate_flag` names the setting
     /// of the frame rate in messages (`--frame-rate`).
     pub fn animation_load(&self, frame_rate_flag: &'static str) -> Option<crate::limits::AnimationLoad> {
-        self.skeletal.as_ref().map(|s| crate::limits::AnimationLoad {
+        #[cfg(feature = "skeletal")]
+        return self.skeletal.as_ref().map(|s| crate::limits::AnimationLoad {
             joints: s.character.skeleton.len(),
             frame_rate: s.frame_rate,
             frame_rate_flag,
-        })
+        });
+        #[cfg(not(feature = "skeletal"))]
+        {
+            let _ = frame_rate_flag;
+            None
+        }
     }
 }
 
@@ -185,7 +193,10 @@ pub fn refusals(patch: &Patch, options: &BakeOptions, frame_rate_flag: &'static 
 impl Bake {
     /// The baked patch (runtime format), see [`crate::baked::baked_patch`].
     pub fn baked(&self) -> BakedPatch {
+        #[cfg(feature = "skeletal")]
         let skeletal = self.skeletal.as_ref().map(|s| (&s.animation, &s.gaits[..]));
+        #[cfg(not(feature = "skeletal"))]
+        let skeletal = None;
         crate::baked::baked_patch(&self.patch, &self.agents, &self.metrics, skeletal)
     }
 }
@@ -200,7 +211,10 @@ impl Bake {
     /// Whether the skeletal animation passes its quality gate (true without
     /// a character), see [`crate::animation::gate`].
     pub fn animation_passed(&self) -> bool {
-        self.skeletal.as_ref().is_none_or(|s| s.gate.passed())
+        #[cfg(feature = "skeletal")]
+        return self.skeletal.as_ref().is_none_or(|s| s.gate.passed());
+        #[cfg(not(feature = "skeletal"))]
+        true
     }
 }
 
@@ -348,13 +362,16 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     let remaining = crate::collision::find_contacts(&agents, &patch.obstacles, &ghosts, &params);
     let mut metrics = crate::metrics::compute(patch, &agents, &ghosts);
     timings.metrics_ms = ms(t);
+    #[cfg(not(feature = "skeletal"))]
+    let _ = (options, &mut metrics, &mut notes);
+    #[cfg(feature = "skeletal")]
     let skeletal = match &options.skeletal {
         Some(sk) => {
             if observer.cancelled() {
                 return Err(BakeError::Cancelled);
             }
             observer.stage(Stage::Animation);
-            let baked: Vec<BakedAgent> =
+            let baked: Vec<crowdpatch_runtime::format::BakedAgent> =
                 agents.iter().map(|a| crate::baked::baked_agent(a, patch.header.period)).collect();
             let out = crate::animation::animate_with(patch, &agents, &baked, sk, &mut |done, total| {
                 observer.progress(done, total)
@@ -388,6 +405,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         metrics,
         timings,
         notes,
+        #[cfg(feature = "skeletal")]
         skeletal,
     })
 }

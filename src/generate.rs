@@ -25,7 +25,7 @@
 //! Cost: O(lanes² · walkers per lane²) to place the phases.
 
 use crate::model::{BoundaryPoint, DOCUMENT_FORMAT, PatchDocument, Pattern, Side, SideDocument, SidesDocument};
-use crate::realism::reference::Reference;
+use crate::pedestrians::reference::Reference;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

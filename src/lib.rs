@@ -7,28 +7,40 @@
 //! trajectories for Crowd Patches* (the seed paper; `shared/seeds/`) after
 //! Yersin et al., *Crowd Patches*, I3D 2009.
 //!
-//! Data, queries and stages each have one home (docs/design.md "Layout"):
+//! Data, queries and stages each have one home (docs/design.md "Layout").
+//! The modules stand on layers, each importing only from its own layer and
+//! those below it (checked by `tests/architecture.rs`), from the bottom up:
 //!
-//! | what | module | source |
-//! |---|---|---|
-//! | documents as plain data: patterns, patches, boundary points | [`model`] | seed paper §3.1 |
-//! | problems with typed field paths and targets | [`problem`], [`field_path`] | |
-//! | reading, resolving and saving documents | [`document`], [`io`] | |
-//! | limits and every problem of a document | [`validate`] | docs/design.md "Limits" |
-//! | space-time paths and agents, shared by every stage | [`path`] | |
-//! | closest approaches of periodic instances, overlaps, obstacles, ghosts | [`proximity`], [`geometry`] | eqs. 8–10 |
-//! | percentiles and weighted quantiles | [`stats`] | Hyndman & Fan 1996 |
-//! | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
-//! | 2. initial paths | [`initial_paths`] | §3.3 |
-//! | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
-//! | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
-//! | characters: skeleton, clips, clip analysis, import | [`character`] | course notes, BPK §4 |
-//! | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
-//! | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
-//! | metrics | [`metrics`] | docs/design.md "Metrics" |
-//! | the pipeline, the baked format, the report | [`bake`](mod@bake), [`baked`], [`report`] | Figure 3 |
-//! | benchmark protocol | [`bench`] | §4, Figure 6 |
-//! | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
+//! | layer | what | module | source |
+//! |---|---|---|---|
+//! | 1. kernels | vectors, closest approach of linear motions, obstacles | [`geometry`] | eqs. 8–10 |
+//! | | quantiles and weighted quantiles | [`stats`] | Hyndman & Fan 1996 |
+//! | | tridiagonal and cyclic tridiagonal solves | [`tridiagonal`] | §3.5 |
+//! | | pair checks of boxes by a hash grid | [`broadphase`] | |
+//! | | typed paths of values in JSON documents | [`field_path`] | |
+//! | | atomic file writes | [`io`] | |
+//! | | real pedestrians: crowd statistics, the ETH/UCY reference tables | [`pedestrians`] | docs/design.md "Realism" |
+//! | | walking pace: preferred speeds, extra periods, the turn bound | [`pace`] | Weidmann 1993 |
+//! | 2. documents | documents as plain data: patterns, patches, boundary points | [`model`] | §3.1 |
+//! | | problems with typed field paths and targets | [`problem`] | |
+//! | | limits of what a bake may be asked | [`limits`] | docs/design.md "Limits" |
+//! | | every problem of a document | [`validate`] | |
+//! | | reading, resolving and saving documents | [`document`] | |
+//! | 3. paths | space-time paths and agents, shared by every stage | [`path`] | |
+//! | | closest approaches of periodic instances, overlaps, obstacles, ghosts | [`proximity`] | eqs. 8–10 |
+//! | 4. stages | 1. matching | [`matching`] | §3.3, Algorithm 1, eq. 4 |
+//! | | 2. initial paths | [`initial_paths`] | §3.3 |
+//! | | 3. collision removal | [`collision`]: [`collision::paper`] (as written), [`collision::default`] (with [`collision::matrix`], [`collision::refine`]), [`collision::social_forces`] | §3.4, Algorithm 2, eqs. 5–10; §5–6 |
+//! | | 4. smoothing | [`smoothing`] | §3.5, eqs. 11–12 |
+//! | 5. measures | the crowd against real pedestrians | [`realism`] | docs/design.md "Realism" |
+//! | | path metrics | [`metrics`] | docs/design.md "Metrics" |
+//! | 6. skeletal (feature `skeletal`) | characters: skeleton, clips, clip analysis, import, leg IK | [`character`] | course notes, BPK §4 |
+//! | | 5a. footstep planning (A*) | [`footsteps`] | course notes, BPK §5 |
+//! | | 5b. skeletal animation | [`animation`] | course notes, barycentric blending §4 |
+//! | 7. bake | the baked format, the pipeline, the report | [`baked`], [`bake`](mod@bake), [`report`] | Figure 3 |
+//! | 8. tools | patterns at human pace | [`generate`] | docs/design.md "Pattern generation" |
+//! | | worlds from maps, Wang sets | [`compose`] | Yersin et al., Crowd Patches (I3D 2009) |
+//! | | benchmark protocols | [`bench`] | §4, Figure 6 |
 //!
 //! The library depends on no GUI, no command-line crate and no exporter; it
 //! produces the baked format of `crowdpatch-runtime` ([`bake::Bake::baked`]),
@@ -37,16 +49,19 @@
 //!
 //! Units are SI: `[m]`, `[s]`, `[rad]`, `[m/s]`.
 
+#[cfg(feature = "skeletal")]
 pub mod animation;
 pub mod bake;
 pub mod baked;
 pub mod bench;
 pub mod broadphase;
+#[cfg(feature = "skeletal")]
 pub mod character;
 pub mod collision;
 pub mod compose;
 pub mod document;
 pub mod field_path;
+#[cfg(feature = "skeletal")]
 pub mod footsteps;
 pub mod generate;
 pub mod geometry;
@@ -58,6 +73,7 @@ pub mod metrics;
 pub mod model;
 pub mod pace;
 pub mod path;
+pub mod pedestrians;
 pub mod problem;
 pub mod proximity;
 pub mod realism;

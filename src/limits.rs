@@ -95,6 +95,15 @@ pub const MAX_TRACK_SAMPLES: f64 = 100_000.0;
 /// and five minutes on the reference machine.
 pub const MAX_JOINT_SAMPLES: f64 = 30.0e6;
 
+/// Integration time step of the `social-forces` solver `[s]`: its loop
+/// ([`crate::collision::social_forces`]) and its cost estimate here both read
+/// it, so it lives in the lower of the two layers.
+pub const SOCIAL_FORCES_DT: f64 = 0.05;
+
+/// Sweeps of the `social-forces` solver over the time line (its loop and its
+/// cost estimate, as [`SOCIAL_FORCES_DT`]).
+pub const SOCIAL_FORCES_SWEEPS: usize = 3;
+
 /// Largest estimated work of the `social-forces` solver, in agent-neighbour
 /// interactions (sweeps × time steps × agents × (agents + obstacles +
 /// ghosts)); about 15 ns each (measured: 100 pairs on 32 m, 1.1 × 10⁸ in
@@ -284,8 +293,7 @@ pub fn check_bake(patch: &Patch, animation: Option<&AnimationLoad>) -> Vec<Probl
         let entries: usize = Side::ALL.iter().map(|side| patch.sides[*side].entries.len()).sum();
         let agents = (entries + patch.endogenous.len()) as f64;
         let points = (2 * entries) as f64;
-        let steps = crate::collision::social_forces::SWEEPS as f64 * estimated_agent_span(patch)
-            / crate::collision::social_forces::DT;
+        let steps = SOCIAL_FORCES_SWEEPS as f64 * estimated_agent_span(patch) / SOCIAL_FORCES_DT;
         let work = steps * agents * (agents + patch.obstacles.len() as f64 + points);
         if work > MAX_SOCIAL_FORCE_WORK {
             out.push(problem(
@@ -293,7 +301,7 @@ pub fn check_bake(patch: &Patch, animation: Option<&AnimationLoad>) -> Vec<Probl
                 Target::Document,
                 format!(
                     "= \"social-forces\" would need about {work:.1e} agent interactions here (time steps of {} s over each agent's span × agents × neighbours); at most {MAX_SOCIAL_FORCE_WORK:.0e}: use \"default\", fewer agents or a shorter period",
-                    crate::collision::social_forces::DT
+                    SOCIAL_FORCES_DT
                 ),
             ));
         }

@@ -172,6 +172,29 @@ mod tests {
         doc.resolve(None, std::path::Path::new(".")).unwrap()
     }
 
+    /// Stage 3 checks a walker's top speed through `Path::max_speed` (the
+    /// layer below): the same bits as this module's `speed_stats` of that
+    /// walker alone, on random paths and on a path that spans no time.
+    #[test]
+    fn a_paths_max_speed_is_speed_stats_max_bit_for_bit() {
+        let mut u = crate::test_uniform(7);
+        for n in 1..40 {
+            let mut t = 0.0;
+            let points: Vec<(f64, f64, f64)> = (0..n)
+                .map(|_| {
+                    t += 0.05 + u();
+                    (8.0 * u(), 8.0 * u(), t)
+                })
+                .collect();
+            let a = agent(&points);
+            let max = speed_stats(std::slice::from_ref(&a), 1.33).max;
+            assert_eq!(a.path.max_speed().to_bits(), max.to_bits(), "{n} points");
+            assert!(n < 2 || max > 0.0);
+        }
+        let still = agent(&[(1.0, 1.0, 2.0), (1.0, 1.0, 2.0)]);
+        assert_eq!(still.path.max_speed(), speed_stats(std::slice::from_ref(&still), 1.33).max);
+    }
+
     #[test]
     fn hand_computed_speeds_and_turns() {
         // 2 s at 1 m/s east, then 2 s at 2 m/s north, then 1 s standing.

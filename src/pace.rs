@@ -146,7 +146,7 @@ impl SpeedDistribution {
             }
             SpeedDistribution::Reference { scale } => {
                 let u: f64 = rand::RngExt::random(&mut rng);
-                scale * crate::realism::reference::Reference::shipped_ref().walking_speed(u, WALKING_RANGE)
+                scale * crate::pedestrians::reference::Reference::shipped_ref().walking_speed(u, WALKING_RANGE)
             }
         }
     }

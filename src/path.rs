@@ -117,6 +117,17 @@ impl Path {
         self.length() / (self.end() - self.start())
     }
 
+    /// Largest speed over a segment `[m/s]`; 0 for a path that spans no time
+    /// (the maximum of `crate::metrics::speed_stats` for this path alone).
+    /// O(control points).
+    pub fn max_speed(&self) -> f64 {
+        let total: f64 = self.points.windows(2).map(|w| w[1].t - w[0].t).sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        self.points.windows(2).map(|w| (w[1].p - w[0].p).norm() / (w[1].t - w[0].t)).fold(0.0, f64::max)
+    }
+
     /// The time range `[s]` in which control points may be inserted or moved:
     /// between the fixed stubs (the whole path for a loop).
     pub fn free_range(&self) -> (f64, f64) {

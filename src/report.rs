@@ -52,6 +52,7 @@ impl Bake {
                 })
                 .collect(),
             smoothing_reverted: self.smoothing.as_ref().map(|s| s.reverted.clone()).unwrap_or_default(),
+            #[cfg(feature = "skeletal")]
             animation_gate: self.skeletal.as_ref().map(|s| s.gate.clone()),
             notes: self.notes.clone(),
             timings: self.timings,
@@ -129,7 +130,8 @@ pub struct Report {
     pub smoothing_reverted: Vec<usize>,
     /// The quality gate of a skeletal bake (figures, limits, the limits
     /// broken with their culprit agent and time); absent without a
-    /// character.
+    /// character. Feature `skeletal`.
+    #[cfg(feature = "skeletal")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub animation_gate: Option<crate::animation::gate::GateReport>,
     /// Remarks.

@@ -3,6 +3,11 @@
 //! library's normal dependencies hold no command-line, progress or exporter
 //! crate.
 //!
+//! The core's modules stand on layers ([`CORE_LAYERS`], bottom first): a
+//! module imports only from its own layer and the layers below it, every
+//! `pub mod` of `src/lib.rs` is in a layer, in `lib.rs`'s module table and in
+//! docs/design.md's module map.
+//!
 //! A module is a source file (`mod.rs`, `lib.rs` and `main.rs` stand for
 //! their folder). It imports another when it names it in a path: `crate::a::b`,
 //! `super::x`, `self::c::` or a child declared with `mod c;` used as `c::`
@@ -183,6 +188,128 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+/// The core's layers, bottom first: top-level modules of `src/` (docs/design.md
+/// "Layout"). A module may import from its own layer and those below.
+const CORE_LAYERS: &[(&str, &[&str])] = &[
+    ("kernels", &["geometry", "stats", "tridiagonal", "broadphase", "field_path", "io", "pedestrians", "pace"]),
+    ("documents", &["model", "problem", "limits", "validate", "document"]),
+    ("paths", &["path", "proximity"]),
+    ("stages", &["matching", "initial_paths", "collision", "smoothing"]),
+    ("measures", &["realism", "metrics"]),
+    ("characters", &["character"]),
+    ("footsteps", &["footsteps"]),
+    ("animation", &["animation"]),
+    ("bake", &["baked", "bake", "report"]),
+    ("tools", &["generate", "compose", "bench"]),
+];
+
+/// The layer index of a module path (`a::b` → the layer of `a`); `None` for
+/// the crate root or a module in no layer.
+fn layer_of(layers: &[(&str, &[&str])], module: &str) -> Option<usize> {
+    let top = module.split("::").next()?;
+    layers.iter().position(|(_, mods)| mods.contains(&top))
+}
+
+/// Every import that runs upwards, as `from (layer) -> to (layer)`, and every
+/// top-level module that is in no layer.
+fn layer_violations(g: &BTreeMap<String, BTreeSet<String>>, layers: &[(&str, &[&str])]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (m, deps) in g {
+        if m.is_empty() {
+            continue;
+        }
+        let Some(lm) = layer_of(layers, m) else {
+            if !m.contains("::") {
+                out.push(format!("module {m} is in no layer of CORE_LAYERS"));
+            }
+            continue;
+        };
+        for d in deps {
+            if let Some(ld) = layer_of(layers, d)
+                && ld > lm
+            {
+                out.push(format!("{m} ({}) imports {d} ({}), a layer above it", layers[lm].0, layers[ld].0));
+            }
+        }
+    }
+    out
+}
+
+/// The `pub mod NAME;` declarations of a crate root.
+fn pub_mods(lib: &str) -> Vec<String> {
+    lib.lines().filter_map(|l| l.trim_start().strip_prefix("pub mod ")?.strip_suffix(';').map(str::to_string)).collect()
+}
+
+#[test]
+fn the_cores_modules_import_only_from_their_layer_and_below() {
+    let g = graph(&workspace().join("src"));
+    let bad = layer_violations(&g, CORE_LAYERS);
+    assert!(bad.is_empty(), "layers broken:\n{}", bad.join("\n"));
+    // Every layer's modules exist.
+    for (layer, mods) in CORE_LAYERS {
+        for m in *mods {
+            assert!(g.contains_key(*m), "layer {layer} names {m}, which src/ does not hold");
+        }
+    }
+}
+
+#[test]
+fn the_layer_check_sees_an_upward_import_and_a_module_in_no_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("low")).unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "pub mod low;\npub mod high;\n").unwrap();
+    std::fs::write(dir.path().join("low/mod.rs"), "pub mod inner;\n").unwrap();
+    std::fs::write(dir.path().join("low/inner.rs"), "// crate::high is only named here\npub struct X;\n").unwrap();
+    std::fs::write(dir.path().join("high.rs"), "use crate::low::inner::X;\npub struct Y;\n").unwrap();
+    let layers: &[(&str, &[&str])] = &[("bottom", &["low"]), ("top", &["high"])];
+    assert_eq!(layer_violations(&graph(dir.path()), layers), Vec::<String>::new());
+    // A planted upward import, in a nested module and through a `{…}` group.
+    std::fs::write(dir.path().join("low/inner.rs"), "use crate::{high::Y};\npub struct X;\n").unwrap();
+    let bad = layer_violations(&graph(dir.path()), layers);
+    assert_eq!(bad, vec!["low::inner (bottom) imports high (top), a layer above it".to_string()]);
+    // A module in no layer.
+    std::fs::write(dir.path().join("stray.rs"), "pub struct Z;\n").unwrap();
+    let bad = layer_violations(&graph(dir.path()), layers);
+    assert!(bad.iter().any(|b| b == "module stray is in no layer of CORE_LAYERS"), "{bad:?}");
+}
+
+/// The `pub mod`s of `lib` that its module table (`//! | … | [`NAME`] …`)
+/// does not name.
+fn missing_from_table(lib: &str) -> Vec<String> {
+    let table: String = lib.lines().filter(|l| l.starts_with("//! |")).collect::<Vec<_>>().join("\n");
+    pub_mods(lib)
+        .into_iter()
+        .filter(|m| !table.contains(&format!("[`{m}`]")) && !table.contains(&format!("[`{m}`](")))
+        .collect()
+}
+
+#[test]
+fn every_module_of_the_core_is_in_the_lib_table_the_layers_and_the_design_map() {
+    let lib = std::fs::read_to_string(workspace().join("src/lib.rs")).unwrap();
+    let mods = pub_mods(&lib);
+    assert!(mods.len() > 20, "only {} pub mods found in src/lib.rs", mods.len());
+    assert_eq!(missing_from_table(&lib), Vec::<String>::new(), "pub mods missing from src/lib.rs's module table");
+    let layered: BTreeSet<&str> = CORE_LAYERS.iter().flat_map(|(_, m)| m.iter().copied()).collect();
+    let declared: BTreeSet<&str> = mods.iter().map(String::as_str).collect();
+    assert_eq!(declared, layered, "src/lib.rs's pub mods and CORE_LAYERS differ");
+    // docs/design.md's module map: the table after "**Modules of the core**".
+    let design = std::fs::read_to_string(workspace().join("docs/design.md")).unwrap();
+    let from = design.find("**Modules of the core**").expect("docs/design.md has its module map");
+    let map = &design[from..];
+    let map = &map[..map.find("\n\n**").unwrap_or(map.len())];
+    let mapped: BTreeSet<&str> = map.lines().filter_map(|l| l.strip_prefix("| `")?.split('`').next()).collect();
+    assert_eq!(mapped, declared, "docs/design.md's module map and src/lib.rs's pub mods differ");
+}
+
+#[test]
+fn the_table_check_sees_a_missing_module() {
+    let lib =
+        "//! | what | module |\n//! | a | [`alpha`] |\n//! | b | [`beta`](mod@beta) |\npub mod alpha;\npub mod beta;\n";
+    assert_eq!(missing_from_table(lib), Vec::<String>::new());
+    let lib = format!("{lib}pub mod gamma;\n");
+    assert_eq!(missing_from_table(&lib), vec!["gamma".to_string()]);
 }
 
 #[test]

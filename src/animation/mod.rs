@@ -27,22 +27,20 @@
 //! | part | module |
 //! |---|---|
 //! | per-step synthesis (blend, transitions, placement, IK), standing agents | [`step`] |
-//! | leg IK: two-bone IK, heel roll, reach fix, detached legs | [`ik`] |
-//! | forward kinematics of single joints | [`fk`] |
+//! | leg IK and forward kinematics of single joints (with the character: [`crate::character::ik`], [`crate::character::fk`]; re-exported here) | [`ik`], [`fk`] |
 //! | key times, key refinement, local tracks, the trace as played | [`sampling`] |
 //! | where a loop's footsteps close (off its corners) | [`seam`] |
 //! | quality figures | [`metrics`] |
 //! | the quality gate: limits on the animation as played | [`gate`] |
 
-pub mod fk;
 pub mod gate;
-pub mod ik;
 pub mod metrics;
 pub mod sampling;
 pub mod seam;
 pub mod skeletal;
 pub mod step;
 
+pub use crate::character::{fk, ik};
 pub use sampling::Trace;
 pub use skeletal::Skeletal;
 

@@ -4,7 +4,7 @@
 //! the instance node, and the trace of the animation *as played* that the
 //! metrics measure.
 
-use super::fk;
+use crate::character::fk;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, mul4, position_of, yaw};
 use crate::footsteps::{path_sample, wrap_angle_exact};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot, Footstep, PathKey};

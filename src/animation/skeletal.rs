@@ -1,7 +1,7 @@
 //! A character ready to animate bakes.
 
-use super::ik::Legs;
 use crate::character::Character;
+use crate::character::ik::Legs;
 use crate::character::library::LibraryError;
 use crate::footsteps::{FootstepParams, GaitModel};
 

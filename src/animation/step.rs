@@ -4,12 +4,12 @@
 //! standing agent plays the idle clip. Cost: O(keys · joints) per agent,
 //! with a few extra keys where a planted foot needs them.
 
-use super::fk::PoseFk;
-use super::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use super::sampling::{
     Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf, with_key_times, with_turn_keys,
 };
 use super::skeletal::Skeletal;
+use crate::character::fk::PoseFk;
+use crate::character::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
 use crate::footsteps::{BoundaryFootsteps, FootstepPlan, GaitModel, landing_of, path_position, wrap_angle_exact};

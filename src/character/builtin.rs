@@ -11,8 +11,8 @@
 //! planted foot does not move; leg poses by analytic two-bone IK) and then
 //! expressed in place, as the analysis expects.
 
+use super::ik::two_bone_ik;
 use super::{Character, Clip, FootJoints, Joint, Pose, Skeleton, Transform, V3, mirror_map, rotation_of, yaw};
-use crate::animation::ik::two_bone_ik;
 use crowdpatch_runtime::skeletal::SkinnedPrimitive;
 use nalgebra::Vector3;
 use std::f64::consts::{PI, TAU};

@@ -6,7 +6,10 @@
 //! - [`analysis`]: foot plants, steps and their annotations (course notes,
 //!   "Dynamic Footsteps Planning for Multiple Characters" §4 — called BPK);
 //! - [`library`]: the annotated steps of a character, mirrored, with the
-//!   landing-position triangulation used for barycentric blending.
+//!   landing-position triangulation used for barycentric blending;
+//! - [`fk`] and [`ik`]: forward kinematics of single joints and the leg IK
+//!   (two-bone IK, heel roll, reach fix, detached legs), which retargeting
+//!   and the animation stage both use.
 //!
 //! Frames: the character's *model frame* is glTF's — +Y up, facing +Z, its
 //! left is +X, feet on `y = 0`. Clips are *in place*: the hips stay over the
@@ -19,7 +22,9 @@ pub mod analysis;
 pub mod builtin;
 pub mod bvh;
 pub mod choice;
+pub mod fk;
 pub mod humanoid;
+pub mod ik;
 pub mod import;
 pub mod library;
 pub mod retarget;

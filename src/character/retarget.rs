@@ -39,8 +39,8 @@
 //! parent (fingers, twist bones, props). Cost: O(frames · joints).
 
 use super::humanoid::{Bone, Humanoid};
+use super::ik::{follow_foot, heel_roll, two_bone_ik};
 use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
-use crate::animation::ik::{follow_foot, heel_roll, two_bone_ik};
 use crowdpatch_runtime::format::Foot;
 use nalgebra::{Matrix3, Rotation3};
 

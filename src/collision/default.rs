@@ -356,7 +356,7 @@ fn polish(
     // The two artefacts, each as a multiple of its threshold.
     let artefacts = |a: &Agent| {
         let (turn, at) = worst_turn(&a.path);
-        let fast = crate::metrics::speed_stats(std::slice::from_ref(a), params.comfort_speed).max / u_max;
+        let fast = a.path.max_speed() / u_max;
         (turn / (POLISH_TURN_FACTOR * crate::pace::TURN_ACCELERATION), fast, at)
     };
     let score = |a: &Agent| {

@@ -24,8 +24,9 @@ use crate::model::Obstacle;
 use crate::path::{Agent, ControlPoint, Path, PointKind};
 use crate::proximity::Ghost;
 
-/// Time step `[s]`.
-pub const DT: f64 = 0.05;
+/// Time step `[s]` ([`crate::limits::SOCIAL_FORCES_DT`], where the document
+/// layer's cost estimate reads it).
+pub use crate::limits::SOCIAL_FORCES_DT as DT;
 /// Relaxation time of the goal attraction `[s]` (Helbing's τ).
 pub const TAU: f64 = 0.5;
 /// Gain pulling the particle back onto its moving goal `[1/s]`.
@@ -38,8 +39,8 @@ pub const B: f64 = 0.2;
 pub const CUTOFF: f64 = 2.5;
 /// Largest speed `[m/s]`.
 pub const MAX_SPEED: f64 = 2.5;
-/// Sweeps over the time line.
-pub const SWEEPS: usize = 3;
+/// Sweeps over the time line ([`crate::limits::SOCIAL_FORCES_SWEEPS`]).
+pub use crate::limits::SOCIAL_FORCES_SWEEPS as SWEEPS;
 /// Time over which the end drift is blended out `[s]`.
 pub const BLEND: f64 = 2.0;
 /// Time between the control points of the output `[s]`: every integration

@@ -1,19 +1,19 @@
 //! How a bake compares with real pedestrians (docs/design.md "Realism"):
 //! the crowd statistics of its walkers ([`crowd`]) sampled as the ETH/UCY
-//! sets are, their distance to those sets ([`reference`]), and the *floor*
+//! sets are, their distance to those sets ([`reference`]; both kept in the
+//! kernel [`crate::pedestrians`] and re-exported here), and the *floor*
 //! its boundary conditions impose — the speeds of the straight walks from
 //! each entry to its matched exit in the time the walker has — next to the
 //! speeds the solver achieved, so that a user sees whether the patterns or
 //! the solver set the pace.
 
-pub mod crowd;
-pub mod reference;
+pub use crate::pedestrians::{crowd, reference};
 
 use crate::model::Patch;
 use crate::path::{Agent, Path};
-use crowd::{CrowdSamples, distribution};
+use crate::pedestrians::crowd::{CrowdSamples, distribution};
+use crate::pedestrians::reference::Reference;
 use crowdpatch_runtime::format::{Distribution, RealismMetrics, wrap_angle};
-use reference::Reference;
 
 /// Sampling interval of the crowd statistics `[s]`: the 0.4 s of the
 /// ETH/UCY annotations, so that the bake and the references are measured

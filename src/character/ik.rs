@@ -277,13 +277,13 @@ const MAX_HEEL_ROLL: f64 = 0.8;
 /// clip's hip height allows; the feet stay planted and the root follows
 /// them (BPK §5: the root moves with the stance foot).
 #[cfg(test)]
-pub(super) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
+pub(crate) fn reach_fix(character: &Character, pose: &Pose, feet: &[(Foot, V3, f64)]) -> V3 {
     let mut fk = PoseFk::new(&character.skeleton, pose.clone());
     reach_fix_fk(&Legs::new(character), &mut fk, feet)
 }
 
 /// [`reach_fix`] on a [`PoseFk`], with the character's [`Legs`].
-pub(super) fn reach_fix_fk(legs: &Legs, fk: &mut PoseFk<'_>, feet: &[(Foot, V3, f64)]) -> V3 {
+pub(crate) fn reach_fix_fk(legs: &Legs, fk: &mut PoseFk<'_>, feet: &[(Foot, V3, f64)]) -> V3 {
     // Per foot: hip, reach and the (rolled) ankle target.
     let legs_at: Vec<(V3, f64, V3, f64)> = feet
         .iter()
