@@ -173,6 +173,55 @@ pub const MAX_KINDS: usize = 64;
 
 fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>> {
     let base = path.parent().unwrap_or(Path::new("."));
+    let mut problems = header_problems(path, &doc);
+    if over_limits(path, &doc, &mut problems) {
+        return Err(problems);
+    }
+    let kinds: Vec<String> = doc.kinds.keys().cloned().collect();
+    let mut inputs = vec![path.to_path_buf()];
+    let mut flow = Vec::new();
+    let mut templates = Vec::new();
+    for (name, kind) in &doc.kinds {
+        let template = load_kind(path, base, &doc, name, kind, &mut inputs, &mut problems);
+        let comfort = template.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED);
+        flow.push(kind.density * comfort * doc.period * doc.size / 4.0);
+        templates.push(template);
+    }
+    let index_of: BTreeMap<&String, usize> = kinds.iter().enumerate().map(|(k, n)| (n, k)).collect();
+    for (c, kind) in &doc.legend {
+        if !index_of.contains_key(kind) {
+            problems.push(problem(
+                path,
+                field("legend").field(c.to_string()),
+                format!("= {kind:?} is not one of the kinds {kinds:?}"),
+            ));
+        }
+    }
+    let (rows, columns, cells) = read_grid(path, &doc, &index_of, &mut problems);
+    let library = read_library(path, base, &doc, &mut inputs, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Map {
+        file: path.to_path_buf(),
+        name: doc.name.unwrap_or_else(|| crate::document::file_stem(path)),
+        size: doc.size,
+        period: doc.period,
+        seed: doc.seed,
+        kinds,
+        flow,
+        templates,
+        library,
+        columns,
+        rows,
+        cells,
+        inputs,
+    })
+}
+
+/// The problems of the map `doc` (read from `path`)'s format, size and
+/// period.
+fn header_problems(path: &Path, doc: &MapDocument) -> Vec<Problem> {
     let mut problems = Vec::new();
     if doc.format != MAP_FORMAT {
         problems.push(problem(
@@ -192,6 +241,13 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
             format!("= {} is not in [{}, {}] [s]", doc.period, period.0, period.1),
         ));
     }
+    problems
+}
+
+/// Whether the map `doc` has more cells ([`MAX_MAP_CELLS`]) or kinds
+/// ([`MAX_KINDS`]) than a map may (pushing the problem): nothing more of
+/// it is read.
+fn over_limits(path: &Path, doc: &MapDocument, problems: &mut Vec<Problem>) -> bool {
     let cells = doc.grid.len().saturating_mul(doc.grid.first().map_or(0, |r| r.chars().count()));
     if cells > MAX_MAP_CELLS || doc.grid.len() > MAX_MAP_CELLS {
         problems.push(problem(
@@ -203,7 +259,7 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
                 doc.grid.first().map_or(0, |r| r.chars().count())
             ),
         ));
-        return Err(problems);
+        return true;
     }
     if doc.kinds.len() > MAX_KINDS {
         problems.push(problem(
@@ -211,60 +267,71 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
             field("kinds"),
             format!("has {} kinds; a map has at most {MAX_KINDS}", doc.kinds.len()),
         ));
-        return Err(problems);
+        return true;
     }
-    let kinds: Vec<String> = doc.kinds.keys().cloned().collect();
-    let mut flow = Vec::new();
-    let mut templates = Vec::new();
-    let mut inputs = vec![path.to_path_buf()];
-    for (name, kind) in &doc.kinds {
-        if !(kind.density.is_finite() && (0.0..=2.0).contains(&kind.density)) {
-            problems.push(problem(
-                path,
-                field("kinds").field(name.as_str()).field("density"),
-                format!("= {} must be in [0, 2] [agents/m²]", kind.density),
-            ));
-        }
-        let mut template = PatchDocument::new(doc.size, doc.period);
-        if let Some(rel) = &kind.template {
-            inputs.push(base.join(rel));
-            match read_patch_document(&base.join(rel)) {
-                Ok((t, unknown)) => {
-                    problems.extend(unknown);
-                    if t.size != doc.size || t.period != doc.period {
-                        problems.push(problem(
-                            path,
-                            field("kinds").field(name.as_str()).field("template"),
-                            format!(
-                                "{rel:?} has L = {} m, π = {} s but the map has L = {} m, π = {} s",
-                                t.size, t.period, doc.size, doc.period
-                            ),
-                        ));
-                    }
-                    template = PatchDocument { sides: Default::default(), name: None, ..t };
-                    // Every cell of the kind copies the template: its own
-                    // problems (and counts) are refused here, once.
-                    if let Err(found) = template.resolve(Some(&base.join(rel)), base) {
-                        problems.extend(found);
-                    }
+    false
+}
+
+/// The template document of kind `name` of the map `doc` (read from
+/// `path`, relative files from `base`): its template file's document with
+/// the sides and name left out, or an empty patch of the map's L and π.
+/// Records the template file in `inputs`; pushes the kind's problems (its
+/// density, its template's).
+fn load_kind(
+    path: &Path,
+    base: &Path,
+    doc: &MapDocument,
+    name: &str,
+    kind: &KindDocument,
+    inputs: &mut Vec<PathBuf>,
+    problems: &mut Vec<Problem>,
+) -> PatchDocument {
+    if !(kind.density.is_finite() && (0.0..=2.0).contains(&kind.density)) {
+        problems.push(problem(
+            path,
+            field("kinds").field(name).field("density"),
+            format!("= {} must be in [0, 2] [agents/m²]", kind.density),
+        ));
+    }
+    let mut template = PatchDocument::new(doc.size, doc.period);
+    if let Some(rel) = &kind.template {
+        inputs.push(base.join(rel));
+        match read_patch_document(&base.join(rel)) {
+            Ok((t, unknown)) => {
+                problems.extend(unknown);
+                if t.size != doc.size || t.period != doc.period {
+                    problems.push(problem(
+                        path,
+                        field("kinds").field(name).field("template"),
+                        format!(
+                            "{rel:?} has L = {} m, π = {} s but the map has L = {} m, π = {} s",
+                            t.size, t.period, doc.size, doc.period
+                        ),
+                    ));
                 }
-                Err(e) => problems.extend(e.problems()),
+                template = PatchDocument { sides: Default::default(), name: None, ..t };
+                // Every cell of the kind copies the template: its own
+                // problems (and counts) are refused here, once.
+                if let Err(found) = template.resolve(Some(&base.join(rel)), base) {
+                    problems.extend(found);
+                }
             }
-        }
-        let comfort = template.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED);
-        flow.push(kind.density * comfort * doc.period * doc.size / 4.0);
-        templates.push(template);
-    }
-    let index_of: BTreeMap<&String, usize> = kinds.iter().enumerate().map(|(k, n)| (n, k)).collect();
-    for (c, kind) in &doc.legend {
-        if !index_of.contains_key(kind) {
-            problems.push(problem(
-                path,
-                field("legend").field(c.to_string()),
-                format!("= {kind:?} is not one of the kinds {kinds:?}"),
-            ));
+            Err(e) => problems.extend(e.problems()),
         }
     }
+    template
+}
+
+/// The rows, the columns and the kind (index into `index_of`) of each cell
+/// of the map `doc`'s grid, row-major from the south-west; pushes a
+/// problem for an empty grid, each row of another length than the first,
+/// and each character not in the legend.
+fn read_grid(
+    path: &Path,
+    doc: &MapDocument,
+    index_of: &BTreeMap<&String, usize>,
+    problems: &mut Vec<Problem>,
+) -> (usize, usize, Vec<Option<usize>>) {
     let rows = doc.grid.len();
     let columns = doc.grid.first().map_or(0, |r| r.chars().count());
     if rows == 0 || columns == 0 {
@@ -295,7 +362,20 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
             }
         }
     }
-    let library = match load_library(&base.join(&doc.patterns), doc.size, doc.period, &mut inputs) {
+    (rows, columns, cells)
+}
+
+/// The map `doc`'s pattern library ([`load_library`]), recording its files
+/// in `inputs`; pushes a problem when it cannot be read or holds no
+/// balanced pattern of the map's L and π.
+fn read_library(
+    path: &Path,
+    base: &Path,
+    doc: &MapDocument,
+    inputs: &mut Vec<PathBuf>,
+    problems: &mut Vec<Problem>,
+) -> Vec<(PathBuf, Pattern)> {
+    match load_library(&base.join(&doc.patterns), doc.size, doc.period, inputs) {
         Ok(l) if l.is_empty() => {
             problems.push(problem(
                 path,
@@ -309,25 +389,7 @@ fn load_map_document(path: &Path, doc: MapDocument) -> Result<Map, Vec<Problem>>
             problems.extend(e.problems());
             Vec::new()
         }
-    };
-    if !problems.is_empty() {
-        return Err(problems);
     }
-    Ok(Map {
-        file: path.to_path_buf(),
-        name: doc.name.unwrap_or_else(|| crate::document::file_stem(path)),
-        size: doc.size,
-        period: doc.period,
-        seed: doc.seed,
-        kinds,
-        flow,
-        templates,
-        library,
-        columns,
-        rows,
-        cells,
-        inputs,
-    })
 }
 
 /// The balanced patterns of a library directory of matching L and π, sorted

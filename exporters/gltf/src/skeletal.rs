@@ -3,7 +3,7 @@
 //! at the scene root; joint channels in the `loop` animation.
 
 use crowdpatch_runtime::format::{AgentExtras, BakedPatch, CharacterExtras};
-use crowdpatch_runtime::skeletal::{GAIT_CONVENTION, SkeletalAnimation};
+use crowdpatch_runtime::skeletal::{AgentAnimation, Character, GAIT_CONVENTION, SkeletalAnimation};
 use gltf_json as json;
 
 use crate::animation::{AnimationBuilder, InstanceTrack, Keys};
@@ -256,7 +256,6 @@ pub(crate) fn agent_nodes(
         return (Vec::new(), stats);
     }
     let c = &sk.character;
-    let n = c.joints.len();
     let mesh = b.skinned_mesh(&c.name, &c.primitives);
     let ibm: Vec<f32> = c.joints.iter().flat_map(|j| j.inverse_bind.map(|x| x as f32)).collect();
     let ibm = b.floats(ViewKind::Skin, FloatType::Mat4, &ibm, false);
@@ -283,83 +282,14 @@ pub(crate) fn agent_nodes(
             });
             animation.instance(b, node, &track);
             let (window, reduced) = plans.next().unwrap_or_default();
-            let tau: Vec<f32> = window.iter().map(|w| played.time(w.0)).collect();
             if let Some((_, r)) = &reduced {
                 stats.position_error = stats.position_error.max(r.position_error);
                 stats.rotation_error = stats.rotation_error.max(r.rotation_error);
                 stats.contact_error = stats.contact_error.max(r.contact_error);
             }
-            let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(n);
-            for (j, joint) in c.joints.iter().enumerate() {
-                use json::animation::{Interpolation, Property};
-                let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
-                let tr: Vec<[f32; 3]> = window.iter().map(|w| anim.translations[w.1 * n + j]).collect();
-                // Which properties have a channel.
-                let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
-                let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
-                let (moves3, moves4) = match &reduced {
-                    Some((_, r)) => (r.translation[j].len() > 1, r.rotation[j].len() > 1),
-                    None => (varies3, varies4),
-                };
-                // The node's own transform: the character's rest pose where a
-                // channel drives it (players show the channel), else the value
-                // it holds (the first visible sample when reduced).
-                let k0 = reduced.as_ref().map_or(window[0].1, |(visible, _)| visible[0].1);
-                let rest_t = joint.translation.map(|x| x as f32);
-                let rest_r = joint.rotation.map(|x| x as f32);
-                let t0 = if moves3 { rest_t } else { anim.translations[k0 * n + j] };
-                let r0 = if moves4 { rest_r } else { anim.rotations[k0 * n + j] };
-                let node = b.root.push(json::Node {
-                    name: Some(joint.name.clone()),
-                    translation: Some(t0).filter(|t| *t != [0.0; 3]),
-                    rotation: Some(json::scene::UnitQuaternion(r0)).filter(|r| r.0 != [0.0, 0.0, 0.0, 1.0]),
-                    scale: Some(joint.scale.map(|x| x as f32)).filter(|s| *s != [1.0; 3]),
-                    ..Default::default()
-                });
-                if let Some((visible, r)) = &reduced {
-                    let (kt, kr) = (&r.translation[j], &r.rotation[j]);
-                    if kt.len() > 1 {
-                        let t: Vec<f32> = kt.iter().map(|&k| played.time(visible[k].0)).collect();
-                        let input = animation.input(b, &t);
-                        let values: Vec<f32> =
-                            kt.iter().flat_map(|&k| anim.translations[visible[k].1 * n + j]).collect();
-                        let keys =
-                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
-                        animation.channel(b, node, Property::Translation, keys);
-                        stats.keys += kt.len();
-                    }
-                    if kr.len() > 1 {
-                        let t: Vec<f32> = kr.iter().map(|&k| played.time(visible[k].0)).collect();
-                        let input = animation.input(b, &t);
-                        let values: Vec<i16> =
-                            kr.iter().flat_map(|&k| played.rotation(anim.rotations[visible[k].1 * n + j])).collect();
-                        let output = b.shorts(ViewKind::Animation, FloatType::Vec4, &values);
-                        animation.channel_with_output(node, Property::Rotation, input, Interpolation::Linear, output);
-                        stats.keys += kr.len();
-                    }
-                } else {
-                    let input = animation.input(b, &tau);
-                    if varies3 {
-                        let values: Vec<f32> = tr.iter().flatten().copied().collect();
-                        let keys =
-                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
-                        animation.channel(b, node, Property::Translation, keys);
-                        stats.keys += tr.len();
-                    }
-                    if varies4 {
-                        let values: Vec<f32> = rot.iter().flatten().copied().collect();
-                        let keys =
-                            Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec4, values: &values };
-                        animation.channel(b, node, Property::Rotation, keys);
-                        stats.keys += rot.len();
-                    }
-                }
-                if let Some(p) = joint.parent {
-                    let parent = joint_nodes[p].value();
-                    b.root.nodes[parent].children.get_or_insert_with(Vec::new).push(node);
-                }
-                joint_nodes.push(node);
-            }
+            let instance =
+                InstanceJoints { anim, n: c.joints.len(), window: &window, reduced: reduced.as_ref(), played };
+            let joint_nodes = joint_nodes(b, animation, c, &instance, &mut stats);
             // Top joints hang below the instance node.
             let tops: Vec<json::Index<json::Node>> =
                 c.joints.iter().zip(&joint_nodes).filter(|(j, _)| j.parent.is_none()).map(|(_, &nd)| nd).collect();
@@ -392,4 +322,131 @@ pub(crate) fn agent_nodes(
         roots.push(node);
     }
     (records, stats)
+}
+
+/// What one instance's joint nodes read: the agent's samples, the
+/// instance's window (play time τ, sample index) and, with a key
+/// tolerance, its visible part and reduced channels ([`Plan`]).
+struct InstanceJoints<'a> {
+    anim: &'a AgentAnimation,
+    /// The character's joint count (samples hold n values each).
+    n: usize,
+    window: &'a [(f32, usize)],
+    reduced: Option<&'a (Vec<(f32, usize)>, keys::Reduced)>,
+    played: Played,
+}
+
+/// The joint nodes of one instance, parents linked to their children, and
+/// their channels (counted in `stats`), in the character's joint order.
+fn joint_nodes(
+    b: &mut Builder,
+    animation: &mut AnimationBuilder,
+    c: &Character,
+    instance: &InstanceJoints,
+    stats: &mut TrackStats,
+) -> Vec<json::Index<json::Node>> {
+    let tau: Vec<f32> = instance.window.iter().map(|w| instance.played.time(w.0)).collect();
+    let mut joint_nodes: Vec<json::Index<json::Node>> = Vec::with_capacity(c.joints.len());
+    for (j, joint) in c.joints.iter().enumerate() {
+        let node = joint_node(b, animation, c, instance, j, &tau, stats);
+        if let Some(p) = joint.parent {
+            let parent = joint_nodes[p].value();
+            b.root.nodes[parent].children.get_or_insert_with(Vec::new).push(node);
+        }
+        joint_nodes.push(node);
+    }
+    joint_nodes
+}
+
+/// The node of joint `j` of one instance and its channels: the reduced
+/// keys with a key tolerance, else every sample of the window (at play
+/// times `tau`) of each property that varies.
+fn joint_node(
+    b: &mut Builder,
+    animation: &mut AnimationBuilder,
+    c: &Character,
+    instance: &InstanceJoints,
+    j: usize,
+    tau: &[f32],
+    stats: &mut TrackStats,
+) -> json::Index<json::Node> {
+    let (anim, window, reduced, n) = (instance.anim, instance.window, instance.reduced, instance.n);
+    let joint = &c.joints[j];
+    let rot: Vec<[f32; 4]> = window.iter().map(|w| anim.rotations[w.1 * n + j]).collect();
+    let tr: Vec<[f32; 3]> = window.iter().map(|w| anim.translations[w.1 * n + j]).collect();
+    // Which properties have a channel.
+    let varies3 = tr.iter().any(|v| (0..3).any(|c| (v[c] - tr[0][c]).abs() > 1e-7));
+    let varies4 = rot.iter().any(|v| (0..4).any(|c| (v[c] - rot[0][c]).abs() > 1e-7));
+    let (moves3, moves4) = match reduced {
+        Some((_, r)) => (r.translation[j].len() > 1, r.rotation[j].len() > 1),
+        None => (varies3, varies4),
+    };
+    // The node's own transform: the character's rest pose where a channel
+    // drives it (players show the channel), else the value it holds (the
+    // first visible sample when reduced).
+    let k0 = reduced.map_or(window[0].1, |(visible, _)| visible[0].1);
+    let rest_t = joint.translation.map(|x| x as f32);
+    let rest_r = joint.rotation.map(|x| x as f32);
+    let t0 = if moves3 { rest_t } else { anim.translations[k0 * n + j] };
+    let r0 = if moves4 { rest_r } else { anim.rotations[k0 * n + j] };
+    let node = b.root.push(json::Node {
+        name: Some(joint.name.clone()),
+        translation: Some(t0).filter(|t| *t != [0.0; 3]),
+        rotation: Some(json::scene::UnitQuaternion(r0)).filter(|r| r.0 != [0.0, 0.0, 0.0, 1.0]),
+        scale: Some(joint.scale.map(|x| x as f32)).filter(|s| *s != [1.0; 3]),
+        ..Default::default()
+    });
+    match reduced {
+        Some(plan) => reduced_channels(b, animation, node, instance, plan, j, stats),
+        None => {
+            use json::animation::{Interpolation, Property};
+            let input = animation.input(b, tau);
+            if varies3 {
+                let values: Vec<f32> = tr.iter().flatten().copied().collect();
+                let keys = Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
+                animation.channel(b, node, Property::Translation, keys);
+                stats.keys += tr.len();
+            }
+            if varies4 {
+                let values: Vec<f32> = rot.iter().flatten().copied().collect();
+                let keys = Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec4, values: &values };
+                animation.channel(b, node, Property::Rotation, keys);
+                stats.keys += rot.len();
+            }
+        }
+    }
+    node
+}
+
+/// The channels of joint `j`'s node `node` from the instance's reduced
+/// keys (`plan`: the visible samples and the kept keys, indices into
+/// them): a channel for each property with more than one key.
+fn reduced_channels(
+    b: &mut Builder,
+    animation: &mut AnimationBuilder,
+    node: json::Index<json::Node>,
+    instance: &InstanceJoints,
+    (visible, r): &(Vec<(f32, usize)>, keys::Reduced),
+    j: usize,
+    stats: &mut TrackStats,
+) {
+    use json::animation::{Interpolation, Property};
+    let (anim, played, n) = (instance.anim, instance.played, instance.n);
+    let (kt, kr) = (&r.translation[j], &r.rotation[j]);
+    if kt.len() > 1 {
+        let t: Vec<f32> = kt.iter().map(|&k| played.time(visible[k].0)).collect();
+        let input = animation.input(b, &t);
+        let values: Vec<f32> = kt.iter().flat_map(|&k| anim.translations[visible[k].1 * n + j]).collect();
+        let keys = Keys { input, interpolation: Interpolation::Linear, ty: FloatType::Vec3, values: &values };
+        animation.channel(b, node, Property::Translation, keys);
+        stats.keys += kt.len();
+    }
+    if kr.len() > 1 {
+        let t: Vec<f32> = kr.iter().map(|&k| played.time(visible[k].0)).collect();
+        let input = animation.input(b, &t);
+        let values: Vec<i16> = kr.iter().flat_map(|&k| played.rotation(anim.rotations[visible[k].1 * n + j])).collect();
+        let output = b.shorts(ViewKind::Animation, FloatType::Vec4, &values);
+        animation.channel_with_output(node, Property::Rotation, input, Interpolation::Linear, output);
+        stats.keys += kr.len();
+    }
 }

@@ -157,12 +157,20 @@ fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras 
 fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
     let rb = ReadBack::new(glb);
     let extras = rb.extras();
-    let period = patch.header.period;
-
-    // Extras: one record per agent, instances as `instances()` says, node
-    // names to match; the rest copied from the patch.
-    assert_eq!(extras.agents.len(), patch.agents.len());
     let nodes: Vec<gltf::Node<'_>> = rb.doc.nodes().collect();
+    assert_instances_are_named(patch, &extras, &nodes);
+    assert_eq!(extras, expected_extras(patch, extras.agents.clone()));
+    let tracks = rb.tracks();
+    assert_the_loop_runs_one_period(&rb, &tracks, patch.header.period);
+    assert_instances_follow_their_paths(patch, &extras, &tracks);
+    assert_the_static_pose_is_the_first_key(&nodes, &tracks);
+}
+
+/// Extras: one record per agent, instances as `instances()` says, node
+/// names to match, one mesh for every instance.
+fn assert_instances_are_named(patch: &BakedPatch, extras: &SceneExtras, nodes: &[gltf::Node<'_>]) {
+    let period = patch.header.period;
+    assert_eq!(extras.agents.len(), patch.agents.len());
     let mut agent_mesh = None;
     for (i, (agent, record)) in patch.agents.iter().zip(&extras.agents).enumerate() {
         let instances = agent.instances(period);
@@ -188,9 +196,11 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
             assert_eq!(*agent_mesh.get_or_insert(mesh), mesh, "instances share one mesh");
         }
     }
-    assert_eq!(extras, expected_extras(patch, extras.agents.clone()));
+}
 
-    // The animation runs from 0 to π exactly; every sampler is keyed at both.
+/// The animation runs from 0 to π exactly; every sampler is keyed at both,
+/// at increasing times.
+fn assert_the_loop_runs_one_period(rb: &ReadBack, tracks: &BTreeMap<usize, NodeTracks>, period: f64) {
     let animation = rb.animation();
     let period32 = period as f32;
     for sampler in animation.samplers() {
@@ -200,7 +210,6 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
         assert_eq!(bound(input.min()), Some(0.0));
         assert_eq!(bound(input.max()), Some(f64::from(period32)));
     }
-    let tracks = rb.tracks();
     for track in tracks.values() {
         for times in [
             track.translation.as_ref().map(|t| &t.times),
@@ -215,9 +224,12 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
             assert!(times.windows(2).all(|w| w[0] < w[1]));
         }
     }
+}
 
-    // Play the loop: at many play times, every instance is where the path
-    // says (or hidden, holding the nearest end), facing its heading.
+/// Plays the loop: at many play times, every instance is where the path
+/// says (or hidden, holding the nearest end), facing its heading.
+fn assert_instances_follow_their_paths(patch: &BakedPatch, extras: &SceneExtras, tracks: &BTreeMap<usize, NodeTracks>) {
+    let period = patch.header.period;
     let steps = 400;
     for (agent, record) in patch.agents.iter().zip(&extras.agents) {
         let (start, end) = (agent.start(), agent.end());
@@ -286,9 +298,11 @@ fn assert_plays_like_the_patch(patch: &BakedPatch, glb: &[u8]) {
             }
         }
     }
+}
 
-    // The static pose is the pose at τ = 0.
-    for (&n, track) in &tracks {
+/// The static pose is the pose at τ = 0.
+fn assert_the_static_pose_is_the_first_key(nodes: &[gltf::Node<'_>], tracks: &BTreeMap<usize, NodeTracks>) {
+    for (&n, track) in tracks {
         let node = &nodes[n];
         let (t, r, s) = node.transform().decomposed();
         if let Some(tr) = &track.translation {
