@@ -1,107 +1,16 @@
 //! `crowdpatch bake PATCH... -o OUT`
 
 use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::flags::{AnimationArgs, BakeFlags, ExportArgs, SolverArgs, WorkArgs};
 use crate::output;
 use crate::work;
 use anyhow::{Context, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use crowdpatch::bake::{Bake, BakeObserver, BakeOverrides, Stage};
-use crowdpatch::model::{MatchingMode, Patch, SolverKind};
+use crowdpatch::model::Patch;
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// How agents are animated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AnimationArg {
-    /// Skinned characters: footsteps planned along each path (A*), foot-locked
-    /// skeletal animation, footsteps in the extras.
-    Skeletal,
-    /// Capsules that follow the paths (no footsteps).
-    None,
-}
-
-/// `--compress`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompressArg {
-    /// Plain buffers (quantised, reduced keys).
-    None,
-    /// EXT_meshopt_compression.
-    Meshopt,
-}
-
-/// `--key-*`: how far the written joint keys may stray from the baked
-/// motion (the exporter's [`crowdpatch_gltf::KeyTolerance`], measured on
-/// every joint at every baked sample), or `--every-sample`.
-#[derive(Debug, Clone, Args)]
-pub struct KeyArgs {
-    /// Largest position error of the extremities (feet, hands, head, toes)
-    /// against the baked motion [mm], in [0.25, 10], at every baked sample
-    /// (between samples, as a player interpolates, up to about 1.6× that).
-    /// Looser bounds keep fewer keys: smaller files, less faithful feet and
-    /// hands.
-    #[arg(long, value_name = "MM", default_value_t = 1.0, value_parser = within(0.25, 10.0))]
-    key_position_error: f64,
-
-    /// Largest local rotation error of any joint [°], in [0.01, 5].
-    #[arg(long, value_name = "DEG", default_value_t = 0.5, value_parser = within(0.01, 5.0))]
-    key_rotation_error: f64,
-
-    /// Largest horizontal error of a planted foot [mm], in [0.1, 1]: an
-    /// error that changes from key to key shows as a sliding foot (1 mm
-    /// plays a planted foot at 15–22 mm/s on average in three.js, the
-    /// default at 6.5), and it adds to the stance drift the quality gate
-    /// holds within 1 cm. The lower limits stay clear of what 16-bit
-    /// rotations hold with every sample a key (about 0.09 mm at the hand of
-    /// a character 1.75 m tall; a taller one may need looser bounds).
-    #[arg(long, value_name = "MM", default_value_t = 0.3, value_parser = within(0.1, 1.0))]
-    key_contact_error: f64,
-
-    /// Write every baked sample of every joint as `f32`, no key reduction
-    /// (about 3× the reduced file: a reference to measure against, or for
-    /// tools that resample anyway).
-    #[arg(long, conflicts_with_all = ["key_position_error", "key_rotation_error", "key_contact_error"])]
-    every_sample: bool,
-}
-
-/// A clap parser of a finite number in `[low, high]`.
-fn within(low: f64, high: f64) -> impl Fn(&str) -> Result<f64, String> + Clone {
-    move |s: &str| {
-        let v: f64 = s.trim().parse().map_err(|e| format!("{s:?} is not a number ({e})"))?;
-        if v.is_finite() && v >= low && v <= high { Ok(v) } else { Err(format!("{s} is outside [{low}, {high}]")) }
-    }
-}
-
-impl KeyArgs {
-    /// The exporter's key tolerance (`None` for `--every-sample`).
-    pub fn tolerance(&self) -> Option<crowdpatch_gltf::KeyTolerance> {
-        (!self.every_sample).then(|| crowdpatch_gltf::KeyTolerance {
-            position: self.key_position_error * 1e-3,
-            rotation: self.key_rotation_error.to_radians(),
-            contact: self.key_contact_error * 1e-3,
-        })
-    }
-
-    /// Whether these are the defaults.
-    pub fn is_default(&self) -> bool {
-        self.tolerance() == Some(crowdpatch_gltf::KeyTolerance::default())
-    }
-}
-
-impl CompressArg {
-    /// The exporter options it stands for, with the key tolerance of `keys`.
-    pub fn glb_options(self, keys: &KeyArgs) -> crowdpatch_gltf::GlbOptions {
-        let compression = match self {
-            CompressArg::None => crowdpatch_gltf::Compression::None,
-            CompressArg::Meshopt => crowdpatch_gltf::Compression::Meshopt,
-        };
-        crowdpatch_gltf::GlbOptions {
-            compression,
-            key_tolerance: keys.tolerance(),
-            ..crowdpatch_gltf::GlbOptions::default()
-        }
-    }
-}
 
 /// Arguments of `crowdpatch bake`.
 #[derive(Debug, Args)]
@@ -119,17 +28,8 @@ pub struct BakeArgs {
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
 
-    /// Seed of the bake's random choices (overrides each document's "seed").
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
-
-    /// How entries are matched to exits (overrides "solver.matching").
-    #[arg(long, value_enum)]
-    matching: Option<MatchingMode>,
-
-    /// Collision-removal solver (overrides "solver.method").
-    #[arg(long, value_enum)]
-    solver: Option<SolverKind>,
+    #[command(flatten)]
+    solver: SolverArgs,
 
     /// Write the JSON report (metrics, matching, remaining collisions, stage
     /// timings): a file for one patch, a directory for several.
@@ -159,25 +59,11 @@ pub struct BakeArgs {
     #[command(flatten)]
     animation: AnimationArgs,
 
-    /// How the GLB's binary data is stored: `none` (joint keys reduced within
-    /// 0.5° per joint, 1 mm at the extremities and 0.3 mm for a planted foot,
-    /// rotations as normalised 16-bit integers; every glTF player), or
-    /// `meshopt` (the same, compressed with
-    /// EXT_meshopt_compression, for players with a meshopt decoder: three.js,
-    /// Babylon.js, Unity glTFast).
-    #[arg(long, value_enum, default_value = "none")]
-    compress: CompressArg,
+    #[command(flatten)]
+    export: ExportArgs,
 
     #[command(flatten)]
-    keys: KeyArgs,
-
-    /// Patches baked at once, 1 to 256 (default: one per core).
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
-    jobs: Option<u16>,
-
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    quiet: bool,
+    work: WorkArgs,
 }
 
 /// Where one patch's outputs go.
@@ -194,89 +80,6 @@ struct Job {
 enum Outcome {
     Baked { converged: bool, summary: String },
     Failed(anyhow::Error),
-}
-
-/// Options of the animation stage shared by `bake` and `validate` (so that
-/// both judge a document by the same bake).
-#[derive(Debug, Args)]
-pub struct AnimationArgs {
-    /// How agents are played: skinned characters walking on planned footsteps,
-    /// or capsules.
-    #[arg(long, value_enum, default_value = "skeletal")]
-    pub animation: AnimationArg,
-
-    /// The character of a skeletal bake: `builtin` (generated, no asset
-    /// needed) or a rigged humanoid in glTF (.glb or .gltf); without a walk
-    /// clip of its own it walks with a retargeted one (--animation-source).
-    #[arg(long, value_name = "builtin|FILE", default_value = "builtin")]
-    pub character: String,
-
-    /// Scale an imported character to this height [m]; 0 keeps the file's
-    /// scale.
-    #[arg(long, value_name = "M", default_value_t = 1.75)]
-    pub character_height: f64,
-
-    /// Sample rate of the skeletal joint tracks [Hz] (rounded so that a whole
-    /// number of samples fills the period), in [1, 240]; period × rate may
-    /// not exceed 100000 samples.
-    #[arg(long, value_name = "HZ", default_value_t = 30.0)]
-    pub frame_rate: f64,
-
-    #[command(flatten)]
-    pub walk: crate::character::WalkArgs,
-}
-
-impl AnimationArgs {
-    /// The bake options these arguments ask for: the character loaded and
-    /// prepared for a crowd walking at `walk_speed` [m/s]; its notes
-    /// printed unless `quiet`.
-    ///
-    /// # Errors
-    /// An unreadable or unusable character, or a frame rate out of range.
-    pub fn options(&self, walk_speed: f64, quiet: bool) -> anyhow::Result<crowdpatch::BakeOptions> {
-        let skeletal = match self.animation {
-            AnimationArg::None => None,
-            AnimationArg::Skeletal => {
-                let (lo, hi) = crowdpatch::limits::FRAME_RATE_RANGE;
-                if !(self.frame_rate.is_finite() && (lo..=hi).contains(&self.frame_rate)) {
-                    bail!("--frame-rate {}: must be in [{lo}, {hi}] Hz", self.frame_rate);
-                }
-                let setup = crate::character::load(&self.character, self.character_height, &self.walk, walk_speed)?;
-                if !quiet {
-                    for n in &setup.notes {
-                        eprintln!("{}: {n}", self.character);
-                    }
-                }
-                let mut sk = crowdpatch::animation::Skeletal::new(setup.character)
-                    .with_context(|| format!("--character {}", self.character))?;
-                sk.frame_rate = self.frame_rate;
-                Some(std::sync::Arc::new(sk))
-            }
-        };
-        Ok(crowdpatch::BakeOptions { skeletal })
-    }
-
-    /// The files a skeletal bake reads besides the documents, with their
-    /// flags: the character, the animation source and the joint maps.
-    pub fn input_files(&self) -> Vec<(&'static str, PathBuf)> {
-        if self.animation != AnimationArg::Skeletal {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        if self.character != "builtin" {
-            out.push(("--character", PathBuf::from(&self.character)));
-        }
-        if !["auto", "none", "builtin"].contains(&self.walk.animation_source.as_str()) {
-            out.push(("--animation-source", PathBuf::from(&self.walk.animation_source)));
-        }
-        for (flag, map) in [("--joint-map", &self.walk.joint_map), ("--source-joint-map", &self.walk.source_joint_map)]
-        {
-            if let Some(m) = map {
-                out.push((flag, m.clone()));
-            }
-        }
-        out
-    }
 }
 
 /// Every file a patch was read from: the document and the pattern files its
@@ -351,20 +154,19 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_ERROR));
     }
     let (patches, mut problems) = load_all(&args.patches);
+    let quiet = args.work.quiet;
     // The character is prepared for the fastest crowd of the run.
-    let walk_speed = patches
-        .iter()
-        .map(|(_, p)| p.header.comfort_speed)
-        .fold(None, |m: Option<f64>, c| Some(m.map_or(c, |m| m.max(c))))
-        .unwrap_or(crowdpatch::model::DEFAULT_COMFORT_SPEED);
-    let options = match args.animation.options(walk_speed, args.quiet) {
-        Ok(o) => o,
+    let walk_speed = crate::flags::walk_speed(patches.iter().map(|(_, p)| p));
+    let flags = BakeFlags { solver: Some(&args.solver), animation: &args.animation, export: Some(&args.export) };
+    let settings = match flags.settings(walk_speed, quiet) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e:#}\nerror: nothing was baked");
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    problems += check(&patches, &options);
+    let options = &settings.options;
+    problems += check(&patches, options);
     if problems > 0 {
         eprintln!("error: {problems} problem(s) in the input; nothing was baked");
         return Ok(ExitCode::from(EXIT_ERROR));
@@ -380,16 +182,14 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_ERROR));
     }
     plan.create_dirs()?;
-    let overrides = BakeOverrides { seed: args.seed, matching: args.matching, method: args.solver };
-    let glb_options = args.compress.glb_options(&args.keys);
 
     // 2. Bake in parallel with a progress bar (one bake: its stages).
     let single = jobs.len() == 1;
-    let bar = if single { work::stage_bar(args.quiet) } else { work::progress_bar(jobs.len(), "patches", args.quiet) };
-    let workers = work::Workers::new(args.jobs.map(usize::from))?;
+    let bar = if single { work::stage_bar(quiet) } else { work::progress_bar(jobs.len(), "patches", quiet) };
+    let workers = args.work.workers()?;
     let sampling = (args.trajectory_rate, args.trajectory_periods);
     let outcomes: Vec<Outcome> = workers.map(&jobs, &bar, |job| {
-        match bake_one(job, &overrides, &options, &glb_options, sampling, &bar, single) {
+        match bake_one(job, &settings.overrides, options, &settings.glb, sampling, &bar, single) {
             Ok((converged, summary)) => Outcome::Baked { converged, summary },
             Err(e) => Outcome::Failed(e),
         }
@@ -401,7 +201,7 @@ pub fn run(args: BakeArgs) -> anyhow::Result<ExitCode> {
     for (job, outcome) in jobs.iter().zip(outcomes) {
         match outcome {
             Outcome::Baked { converged, summary } => {
-                if !args.quiet || !converged {
+                if !quiet || !converged {
                     eprintln!("{summary}");
                 }
                 if !converged && code == EXIT_OK {

@@ -1,6 +1,7 @@
 //! `crowdpatch bench --protocol opt --variant raw|separated --solver NAME… --out DIR`
 
 use crate::exit::{EXIT_ERROR, EXIT_OK};
+use crate::flags::{AnimationMode, WorkArgs};
 use crate::output;
 use crate::work;
 use anyhow::{Context, bail};
@@ -27,6 +28,7 @@ pub enum ProtocolArg {
 
 /// Arguments of `crowdpatch bench`.
 #[derive(Debug, Args)]
+#[command(mut_arg("animation", |a| a.help("Growth protocol: how the bakes animate their agents (bake's --animation)")))]
 #[command(after_help = "Writes DIR/bench.csv (one row per patch and solver), DIR/summary.json (per solver: \
                         converged fraction, time percentiles, quality; each solver against paper) and \
                         DIR/figure6.png (iterations against points, time against iterations, time against \
@@ -68,21 +70,15 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 2000)]
     paper_cap: usize,
 
-    /// Patches baked at once, 1 to 256 (default: one per core).
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
-    jobs: Option<u16>,
-
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    quiet: bool,
+    #[command(flatten)]
+    work: WorkArgs,
 
     /// Growth protocol: small sizes only (a smoke run).
     #[arg(long)]
     quick: bool,
 
-    /// Growth protocol: how the bakes animate their agents.
-    #[arg(long, value_enum, default_value = "skeletal")]
-    animation: crate::bake::AnimationArg,
+    #[command(flatten)]
+    animation: AnimationMode,
 }
 
 /// Runs `bench`.
@@ -97,11 +93,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     if let ProtocolArg::Growth = args.protocol {
         let sizes = if args.quick { crate::growth::Sizes::quick() } else { crate::growth::Sizes::full() };
-        let animation = match args.animation {
-            crate::bake::AnimationArg::Skeletal => "skeletal",
-            crate::bake::AnimationArg::None => "none",
-        };
-        return crate::growth::run(&args.out, &sizes, animation, args.quiet);
+        return crate::growth::run(&args.out, &sizes, &args.animation.animation.name(), args.work.quiet);
     }
     let variant = args.variant;
     let protocol = Protocol { n_min: args.n_min, n_max: args.n_max, runs: args.runs, ..Protocol::opt(variant) };
@@ -121,9 +113,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // Tasks interleave the solvers so that they share the machine's load alike.
     let tasks: Vec<(usize, usize, SolverKind)> =
         protocol.cases().into_iter().flat_map(|(n, run)| solvers.iter().map(move |&s| (n, run, s))).collect();
-    let bar = work::progress_bar(tasks.len(), "patches·solvers", args.quiet);
+    let bar = work::progress_bar(tasks.len(), "patches·solvers", args.work.quiet);
     let load_before = load_average();
-    let workers = work::Workers::new(args.jobs.map(usize::from))?;
+    let workers = args.work.workers()?;
     let threads = workers.threads();
     let start = Instant::now();
     let mut rows: Vec<CaseResult> = workers.map(&tasks, &bar, |&(n, run, s)| {
@@ -166,7 +158,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let png_path = args.out.join("figure6.png");
     output::write(&png_path, &png).with_context(|| format!("writing {}", png_path.display()))?;
 
-    if !args.quiet {
+    if !args.work.quiet {
         println!("{}", table(&summary));
         println!(
             "{} patches × {} solver(s) in {wall_s:.1} s on {threads} thread(s); load average {} → {}",

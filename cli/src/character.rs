@@ -1,6 +1,7 @@
 //! `crowdpatch character inspect FILE|builtin [--joint-map FILE]
 //! [--animation-source auto|none|builtin|FILE] [--png FILE] [--json]`
 
+use crate::flags::{BUILTIN_HEIGHT, WalkArgs, at_least, load_character};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use crowdpatch::character::Character;
@@ -8,7 +9,7 @@ use crowdpatch::character::analysis::{ClipAnalysis, PlantThresholds, analyse};
 use crowdpatch::character::choice::ClipChoice;
 use crowdpatch::character::humanoid::{BONES, Found};
 use crowdpatch::character::library::StepLibrary;
-use crowdpatch::character::setup::{AnimationSource, CharacterSpec, Setup, setup};
+use crowdpatch::character::setup::Setup;
 use crowdpatch_png::{Band, LineChart, LinePanel, LineSeries, render_lines};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -29,26 +30,6 @@ pub enum CharacterCommand {
     Inspect(InspectArgs),
 }
 
-/// Where a character's walk comes from, and joint maps (shared by `bake`
-/// and `character inspect`).
-#[derive(Debug, Args, Clone)]
-pub struct WalkArgs {
-    /// A joint map naming the character's humanoid joints where their names
-    /// do not tell: {"format": 1, "bones": {"hips": "pelvis", "leftUpperLeg":
-    /// "Thigh_L", …}} (VRM humanoid bone names).
-    #[arg(long, value_name = "FILE.json")]
-    pub joint_map: Option<PathBuf>,
-    /// Where the walk comes from: `auto` (the character's own walk clips,
-    /// else the built-in walks retargeted onto it), `none` (its own clips
-    /// only), `builtin` (the built-in walks, retargeted), or a file holding
-    /// a walk on another rig (.glb, .gltf or .bvh), retargeted.
-    #[arg(long, value_name = "auto|none|builtin|FILE", default_value = "auto")]
-    pub animation_source: String,
-    /// A joint map for the animation source file.
-    #[arg(long, value_name = "FILE.json")]
-    pub source_joint_map: Option<PathBuf>,
-}
-
 /// Arguments of `character inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -61,7 +42,8 @@ pub struct InspectArgs {
     png: Option<PathBuf>,
     /// Scale an imported character to this height [m]; 0 keeps the file's
     /// scale.
-    #[arg(long, value_name = "M", default_value_t = 1.75)]
+    #[arg(long, value_name = "M", default_value_t = BUILTIN_HEIGHT, allow_negative_numbers = true,
+          value_parser = at_least(0.0))]
     height: f64,
     /// Also show the steps of the clips not used (every clip of the file).
     #[arg(long)]
@@ -71,23 +53,6 @@ pub struct InspectArgs {
     json: bool,
     #[command(flatten)]
     walk: WalkArgs,
-}
-
-/// Loads and prepares `builtin` or a glTF character as the arguments say,
-/// for a crowd walking at `walk_speed` [m/s].
-pub fn load(spec: &str, height: f64, walk: &WalkArgs, walk_speed: f64) -> anyhow::Result<Setup> {
-    if !(height.is_finite() && height >= 0.0) {
-        anyhow::bail!("--character-height {height}: must be a height in metres, ≥ 0 (0 keeps the file's scale)");
-    }
-    let spec = CharacterSpec {
-        file: (spec != "builtin").then(|| PathBuf::from(spec)),
-        height: (height > 0.0).then_some(height),
-        joint_map: walk.joint_map.clone(),
-        animation_source: AnimationSource::parse(&walk.animation_source),
-        source_joint_map: walk.source_joint_map.clone(),
-        walk_speed: Some(walk_speed),
-    };
-    Ok(setup(&spec)?)
 }
 
 /// Runs a character command.
@@ -117,7 +82,7 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut text = String::new();
-    let setup = load(&args.character, args.height, &args.walk, 1.33)?;
+    let setup = load_character(&args.character, args.height, &args.walk, 1.33)?;
     let character = &setup.character;
     let thresholds = PlantThresholds::default();
     let analyses: Vec<ClipAnalysis> =

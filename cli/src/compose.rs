@@ -1,6 +1,7 @@
 //! `crowdpatch compose MAP -o DIR [--wang K]`
 
 use crate::exit::{EXIT_COLLISIONS, EXIT_ERROR, EXIT_OK};
+use crate::flags::{AnimationArg, AnimationArgs, BakeFlags, BakeSettings, CompressArg, ExportArgs, WorkArgs};
 use crate::output;
 use crate::work;
 use anyhow::Context;
@@ -18,7 +19,10 @@ use std::time::Instant;
 #[command(after_help = "Examples:\n  crowdpatch compose maps/town.map.json -o town/\n  \
                         crowdpatch compose maps/town.map.json -o wang/ --wang 2\n\n\
                         Writes DIR/world.json and DIR/tiles/HASH.glb (with HASH.patch.json, the document baked). \
-                        A tile whose document is unchanged is not baked again.")]
+                        A tile whose document is unchanged is not baked again. Tiles play capsules unless \
+                        --animation skeletal: capsules are the compact default for worlds.")]
+// The one difference with `bake`'s flags: worlds play capsules by default.
+#[command(mut_arg("animation", |a| a.default_value("none")))]
 pub struct ComposeArgs {
     /// The map (*.map.json): a grid of cell kinds and the pattern library.
     #[arg(value_name = "MAP")]
@@ -39,39 +43,18 @@ pub struct ComposeArgs {
     #[arg(long)]
     force: bool,
 
-    /// How the tiles' agents are animated: `none` (capsules, the compact
-    /// default for worlds) or `skeletal` (skinned characters with footsteps,
-    /// as `bake` does).
-    #[arg(long, value_enum, default_value = "none")]
-    animation: crate::bake::AnimationArg,
-
-    /// Character of `--animation skeletal`: `builtin` or a skinned .glb.
-    #[arg(long, value_name = "NAME|FILE.glb", default_value = "builtin")]
-    character: String,
-
-    /// How the tiles' binary data is stored (as `bake --compress`): `none`
-    /// or `meshopt` (EXT_meshopt_compression; the runtime reads it with its
-    /// `meshopt` feature).
-    #[arg(long, value_enum, default_value = "none")]
-    compress: crate::bake::CompressArg,
+    #[command(flatten)]
+    animation: AnimationArgs,
 
     #[command(flatten)]
-    keys: crate::bake::KeyArgs,
-
-    #[command(flatten)]
-    walk: crate::character::WalkArgs,
+    export: ExportArgs,
 
     /// Write a JSON report: compatibility mismatches and seam metrics.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 
-    /// Tiles baked at once, 1 to 256 (default: one per core).
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
-    jobs: Option<u16>,
-
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    quiet: bool,
+    #[command(flatten)]
+    work: WorkArgs,
 }
 
 struct Progress<'a> {
@@ -85,11 +68,13 @@ impl BakeObserver for Progress<'_> {
     }
 }
 
-/// Runs `compose`: load the map, compose, resolve every tile's document (bad
+/// Runs `compose`: load the map, compose, resolve every tile's document,
+/// load the character and check every tile against what a bake refuses (bad
 /// input writes nothing), bake the tiles not cached, check the world as a
 /// game would load it, then write `world.json` and the report.
 pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
+    let quiet = args.work.quiet;
     let map = match load_map(&args.map) {
         Ok(m) => m,
         Err(e) => {
@@ -107,13 +92,26 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
     let Some(patches) = resolve_tiles(&args, &composition) else {
         return Ok(ExitCode::from(EXIT_ERROR));
     };
+    // The character is prepared for the fastest crowd of the world, as `bake`
+    // prepares it for the fastest of its patches.
+    let flags = BakeFlags { solver: None, animation: &args.animation, export: Some(&args.export) };
+    let settings = match flags.settings(crate::flags::walk_speed(&patches), quiet) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}\nerror: nothing was composed");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    if !check_tiles(&args, &composition, &patches, &settings.options) {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
     // Every output checked before any work; nothing created on refusal.
     let plan = output_plan(&args, &map, &composition);
     if output::refuse(&plan.check(), "nothing was composed") {
         return Ok(ExitCode::from(EXIT_ERROR));
     }
     plan.create_dirs()?;
-    let baked = match bake_tiles(&args, &composition, &patches)? {
+    let baked = match bake_tiles(&args, &composition, &patches, &settings)? {
         Ok(n) => n,
         Err(code) => return Ok(ExitCode::from(code)),
     };
@@ -125,7 +123,7 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
         write_report(path, &args, &args.output.join("world.json"), &composition, baked.baked, &check)?;
     }
     let world_path = args.output.join("world.json");
-    if !args.quiet {
+    if !quiet {
         let world = &check.world;
         eprintln!(
             "{} -> {}: {}×{} cells ({} tiles placed), {} distinct tiles ({} baked, {} cached){} in {:.1} s",
@@ -159,7 +157,7 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
         );
         code = EXIT_ERROR;
     } else {
-        if !args.quiet {
+        if !quiet {
             eprintln!("compatibility: every shared edge follows the mirror rule (same L, π and velocities)");
         }
         let text = serde_json::to_string_pretty(&file).context("serialising world.json")? + "\n";
@@ -178,6 +176,9 @@ fn output_plan(args: &ComposeArgs, map: &crowdpatch::compose::Map, composition: 
     for input in &map.inputs {
         plan.input("MAP", input);
     }
+    for (flag, file) in args.animation.input_files() {
+        plan.input(flag, &file);
+    }
     let tiles_dir = args.output.join("tiles");
     plan.dir("-o", &args.output);
     plan.dir("-o", &tiles_dir);
@@ -192,6 +193,23 @@ fn output_plan(args: &ComposeArgs, map: &crowdpatch::compose::Map, composition: 
     plan
 }
 
+/// Names a tile in messages: the map, its key and its first cells.
+fn tile_label(args: &ComposeArgs, tile: &crowdpatch::compose::ComposedTile) -> String {
+    let cells: Vec<String> = tile.cells.iter().take(6).map(|[i, j]| format!("({i}, {j})")).collect();
+    format!("{}: tile {} (cells {})", args.map.display(), tile.key, cells.join(", "))
+}
+
+/// Prints the problems of the composed tiles and says nothing was written;
+/// returns whether there were none.
+fn report_tile_problems(bad: usize) -> bool {
+    if bad > 0 {
+        eprintln!(
+            "error: {bad} problem(s) in the composed patches; nothing was written (try another seed or pattern library)"
+        );
+    }
+    bad == 0
+}
+
 /// Resolves every tile's document; on problems prints them all and returns
 /// `None`.
 fn resolve_tiles(args: &ComposeArgs, composition: &Composition) -> Option<Vec<crowdpatch::Patch>> {
@@ -199,28 +217,36 @@ fn resolve_tiles(args: &ComposeArgs, composition: &Composition) -> Option<Vec<cr
     let mut patches = Vec::new();
     let mut bad = 0;
     for tile in &composition.tiles {
-        let resolved = tile.document.resolve(None, base).and_then(|p| {
-            let refused = crowdpatch::limits::check_bake(&p, None);
-            if refused.is_empty() { Ok(p) } else { Err(refused) }
-        });
-        match resolved {
+        match tile.document.resolve(None, base) {
             Ok(p) => patches.push(p),
             Err(problems) => {
-                let cells: Vec<String> = tile.cells.iter().take(6).map(|[i, j]| format!("({i}, {j})")).collect();
                 for p in problems {
-                    eprintln!("{}: tile {} (cells {}): {p}", args.map.display(), tile.key, cells.join(", "));
+                    eprintln!("{}: {p}", tile_label(args, tile));
                     bad += 1;
                 }
             }
         }
     }
-    if bad > 0 {
-        eprintln!(
-            "error: {bad} problem(s) in the composed patches; nothing was written (try another seed or pattern library)"
-        );
-        return None;
+    report_tile_problems(bad).then_some(patches)
+}
+
+/// Checks every tile against what its bake with `options` refuses
+/// ([`crowdpatch::bake::refusals`], as `bake` checks a patch), printing every
+/// problem; returns whether there were none.
+fn check_tiles(
+    args: &ComposeArgs,
+    composition: &Composition,
+    patches: &[crowdpatch::Patch],
+    options: &crowdpatch::BakeOptions,
+) -> bool {
+    let mut bad = 0;
+    for (tile, p) in composition.tiles.iter().zip(patches) {
+        for r in crowdpatch::bake::refusals(p, options, "--frame-rate") {
+            eprintln!("{}: {r}", tile_label(args, tile));
+            bad += 1;
+        }
     }
-    Some(patches)
+    report_tile_problems(bad)
 }
 
 /// What baking the tiles did.
@@ -238,37 +264,20 @@ fn bake_tiles(
     args: &ComposeArgs,
     composition: &Composition,
     patches: &[crowdpatch::Patch],
+    settings: &BakeSettings,
 ) -> anyhow::Result<Result<Baked, u8>> {
     let tiles_dir = args.output.join("tiles");
     // What the GLBs were baked with: a tile baked otherwise is baked again.
-    let keys = if args.keys.is_default() { String::new() } else { format!(", keys {:?}", args.keys.tolerance()) };
-    let stamp =
-        format!("animation {:?}, character {}, compress {:?}{keys}\n", args.animation, args.character, args.compress);
-    let options = match args.animation {
-        crate::bake::AnimationArg::None => crowdpatch::BakeOptions::default(),
-        crate::bake::AnimationArg::Skeletal => {
-            let walk_speed =
-                patches.iter().map(|p| p.header.comfort_speed).fold(crowdpatch::model::DEFAULT_COMFORT_SPEED, f64::max);
-            let setup = crate::character::load(&args.character, 1.75, &args.walk, walk_speed)?;
-            if !args.quiet {
-                for n in &setup.notes {
-                    eprintln!("{}: {n}", args.character);
-                }
-            }
-            let sk = crowdpatch::animation::Skeletal::new(setup.character)
-                .with_context(|| format!("--character {}", args.character))?;
-            crowdpatch::BakeOptions { skeletal: Some(std::sync::Arc::new(sk)) }
-        }
-    };
-    let glb_options = args.compress.glb_options(&args.keys);
+    let stamp = format!("{}, {}\n", args.animation.stamp(), args.export.stamp());
+    let (options, glb_options) = (&settings.options, &settings.glb);
     let to_bake: Vec<usize> = (0..composition.tiles.len())
         .filter(|&k| {
             let t = &composition.tiles[k];
             args.force
                 || std::fs::read_to_string(tiles_dir.join(format!("{}.bake.txt", t.key))).map_or(
-                    args.animation != crate::bake::AnimationArg::None
-                        || args.compress != crate::bake::CompressArg::None
-                        || !args.keys.is_default(),
+                    args.animation.animation() != AnimationArg::None
+                        || args.export.compress != CompressArg::None
+                        || !args.export.keys.is_default(),
                     |s| s != stamp,
                 )
                 || !tiles_dir.join(format!("{}.glb", t.key)).is_file()
@@ -277,13 +286,13 @@ fn bake_tiles(
                 || !tiles_dir.join(format!("{}.patch.json", t.key)).is_file()
         })
         .collect();
-    let bar = work::progress_bar(to_bake.len(), "tiles", args.quiet);
-    let workers = work::Workers::new(args.jobs.map(usize::from))?;
+    let bar = work::progress_bar(to_bake.len(), "tiles", args.work.quiet);
+    let workers = args.work.workers()?;
     let results: Vec<anyhow::Result<bool>> = workers.map(&to_bake, &bar, |&k| {
         let tile = &composition.tiles[k];
         let mut observer = Progress { bar: &bar, name: tile.key.clone() };
-        let bake = crowdpatch::bake_with(&patches[k], &options, &mut observer)?;
-        let glb = crowdpatch_gltf::write_glb(&bake.baked(), &glb_options)
+        let bake = crowdpatch::bake_with(&patches[k], options, &mut observer)?;
+        let glb = crowdpatch_gltf::write_glb(&bake.baked(), glb_options)
             .with_context(|| format!("writing the GLB of tile {}", tile.key))?;
         let glb_path = tiles_dir.join(format!("{}.glb", tile.key));
         output::write(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;
@@ -331,7 +340,7 @@ struct WorldCheck {
 /// rule, the seam metrics over every cell) with an ETA. Cost: linear in the
 /// tiles' size and in the world's cells ([`seam_metrics_with`]).
 fn check_world(args: &ComposeArgs, composition: &Composition, file: &WorldFile) -> anyhow::Result<WorldCheck> {
-    let bar = work::stage_bar(args.quiet);
+    let bar = work::stage_bar(args.work.quiet);
     bar.set_message("checking the world: 1/3 loading the tiles");
     bar.set_length(file.tiles.len() as u64);
     let mut tiles = Vec::with_capacity(file.tiles.len());

@@ -14,6 +14,7 @@ mod bench;
 mod character;
 mod compose;
 mod exit;
+mod flags;
 mod growth;
 mod output;
 mod pattern;

@@ -1,7 +1,8 @@
 //! `crowdpatch validate FILE...`
 
-use crate::bake::{AnimationArgs, load_and_check};
+use crate::bake::load_and_check;
 use crate::exit::{EXIT_ERROR, EXIT_OK};
+use crate::flags::{AnimationArgs, BakeFlags};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,8 +27,9 @@ pub struct ValidateArgs {
 /// Runs `validate`: exit 0 when every file is valid and would be baked, 2
 /// otherwise.
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let options = match args.animation.options(crowdpatch::model::DEFAULT_COMFORT_SPEED, false) {
-        Ok(o) => o,
+    let flags = BakeFlags { solver: None, animation: &args.animation, export: None };
+    let options = match flags.settings(crowdpatch::model::DEFAULT_COMFORT_SPEED, false) {
+        Ok(s) => s.options,
         Err(e) => {
             eprintln!("error: {e:#}");
             return Ok(ExitCode::from(EXIT_ERROR));

@@ -83,7 +83,7 @@ pub use sampler::{CrowdSampler, PlacedTile};
 pub use seam::{SeamReport, seam_metrics, seam_metrics_with};
 #[cfg(feature = "glb")]
 pub use stream::DirectorySource;
-pub use stream::{Layout, StreamEvent, StreamOptions, Streamer, TileSource, WangWorld};
+pub use stream::{Executor, Layout, LoadJob, StreamEvent, StreamOptions, Streamer, TileSource, WangWorld};
 pub use tile::{
     InstanceInfo, Interpolation, Joint, JointChannel, JointClip, JointPose, JointProperty, NOMINAL_CYCLE_LENGTH,
     PhaseSource, Tile, TileCursor,

@@ -6,15 +6,21 @@
 //! index (from a directory, [`DirectorySource`], or from a closure). Each
 //! [`Streamer::update`] with the focus point (the camera, the player):
 //! collects finished loads, finds the cells whose square comes within
-//! `radius` of the focus, nearest first, asks worker threads for the tiles
-//! they lack, shows the cells whose tile is loaded, hides the cells beyond
+//! `radius` of the focus, nearest first, asks for the tiles they lack to be
+//! loaded, shows the cells whose tile is loaded, hides the cells beyond
 //! `radius + hysteresis`, and unloads tiles no shown cell uses when memory
 //! exceeds the budget. It returns what changed as [`StreamEvent`]s. Sampling
 //! ([`Streamer::sample`]) covers the shown cells only.
+//!
+//! Loads run off the caller's thread: on loader threads of the streamer's own
+//! ([`Streamer::new`]), or as jobs handed to an [`Executor`] the caller owns,
+//! such as a game engine's task pool ([`Streamer::with_executor`]). Either
+//! way they go through the same budget and give the same events.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -115,6 +121,96 @@ impl TileSource for DirectorySource {
     }
 }
 
+/// One tile load: loads a tile and hands the result back to its
+/// [`Streamer`] (which collects it at its next update). It blocks for as long
+/// as the [`TileSource`] takes (reading and decoding a GLB: milliseconds to
+/// tens of milliseconds a tile), so it belongs on a worker thread, not on a
+/// frame's thread. A job whose streamer is gone by then loads and drops its
+/// tile.
+pub type LoadJob = Box<dyn FnOnce() + Send + 'static>;
+
+/// Runs the [`Streamer`]'s tile loads where the caller wants them: on a game
+/// engine's task pool, a thread pool, or inline.
+///
+/// A closure `Fn(LoadJob)` is an executor. With Bevy, for instance:
+/// `move |job: LoadJob| AsyncComputeTaskPool::get().spawn(async move { job() }).detach()`
+/// (this crate depends on no engine).
+pub trait Executor: Send + Sync + 'static {
+    /// Runs `job` once, now or later, on any thread. Called from
+    /// [`Streamer::update`] once per tile to load: it should return quickly
+    /// (queue the job) unless the caller wants loads inline, in which case
+    /// `update` blocks for the loads it starts. A job that is never run
+    /// leaves its tile pending: its cells stay empty and it is not asked
+    /// for again.
+    fn execute(&self, job: LoadJob);
+}
+
+impl<F> Executor for F
+where
+    F: Fn(LoadJob) + Send + Sync + 'static,
+{
+    fn execute(&self, job: LoadJob) {
+        self(job)
+    }
+}
+
+/// The loader threads of [`Streamer::new`]: `workers` threads taking jobs
+/// from one queue, in order. Dropping it waits for the job each thread is
+/// running; the jobs still queued are dropped unrun.
+struct LoaderThreads {
+    jobs: Option<Sender<LoadJob>>,
+    closed: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl LoaderThreads {
+    fn new(workers: usize) -> LoaderThreads {
+        let (jobs, queue) = channel::<LoadJob>();
+        let queue = Arc::new(Mutex::new(queue));
+        let closed = Arc::new(AtomicBool::new(false));
+        let threads = (0..workers.max(1))
+            .map(|_| {
+                let (queue, closed) = (Arc::clone(&queue), Arc::clone(&closed));
+                std::thread::spawn(move || {
+                    loop {
+                        // The lock is released before the job runs.
+                        let next = match queue.lock() {
+                            Ok(guard) => guard.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = next else { return };
+                        if closed.load(Ordering::Acquire) {
+                            return;
+                        }
+                        job();
+                    }
+                })
+            })
+            .collect();
+        LoaderThreads { jobs: Some(jobs), closed, threads }
+    }
+}
+
+impl Executor for LoaderThreads {
+    fn execute(&self, job: LoadJob) {
+        if let Some(jobs) = &self.jobs {
+            // The threads live as long as the queue: sending cannot fail.
+            let _ = jobs.send(job);
+        }
+    }
+}
+
+impl Drop for LoaderThreads {
+    fn drop(&mut self) {
+        // The threads stop after their current load, leaving the queue.
+        self.closed.store(true, Ordering::Release);
+        self.jobs = None;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Settings of a [`Streamer`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamOptions {
@@ -130,7 +226,8 @@ pub struct StreamOptions {
     /// the mean size of those seen, 0 at first), so the very first loads may
     /// overshoot the budget until the next update unloads what does not fit.
     pub memory_budget: usize,
-    /// Worker threads loading tiles `[Limit: ≥ 1]`.
+    /// Loader threads of [`Streamer::new`] `[Limit: ≥ 1]` (0 counts as 1).
+    /// Unused by [`Streamer::with_executor`], whose executor decides.
     pub workers: usize,
 }
 
@@ -197,41 +294,91 @@ pub struct Streamer<L: Layout> {
     shown: BTreeMap<[i64; 2], Cell>,
     memory: usize,
     left_out: usize,
-    requests: Option<Sender<usize>>,
+    source: Arc<dyn TileSource>,
+    /// Where finished loads are sent (each job holds a clone).
+    done: Sender<LoadResult>,
     results: Receiver<LoadResult>,
-    workers: Vec<JoinHandle<()>>,
     sampler: CrowdSampler,
     ranges: Vec<Range<usize>>,
+    /// Last, so that it drops after the rest: the streamer's own threads
+    /// are joined once the streamer is otherwise gone.
+    executor: Box<dyn Executor>,
 }
 
 impl<L: Layout> Streamer<L> {
-    /// A streamer over `layout`, loading from `source` with `options`; starts
-    /// its worker threads. Nothing is loaded before the first
-    /// [`Streamer::update`].
+    /// A streamer over `layout`, loading from `source` with `options`, on
+    /// `options.workers` loader threads of its own, started now and joined
+    /// when the streamer drops (after the load each is running). Nothing is
+    /// loaded before the first [`Streamer::update`]. It is
+    /// [`Streamer::with_executor`] with those threads as the executor.
     pub fn new(layout: L, source: impl TileSource, options: StreamOptions) -> Streamer<L> {
-        let source = Arc::new(source);
-        let (requests, request_rx) = channel::<usize>();
-        let (result_tx, results) = channel::<LoadResult>();
-        let request_rx = Arc::new(Mutex::new(request_rx));
-        let workers = (0..options.workers.max(1))
-            .map(|_| {
-                let (rx, tx, source) = (Arc::clone(&request_rx), result_tx.clone(), Arc::clone(&source));
-                std::thread::spawn(move || {
-                    loop {
-                        // The lock is released before loading.
-                        let next = match rx.lock() {
-                            Ok(guard) => guard.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(tile) = next else { return };
-                        let result = source.load(tile);
-                        if tx.send((tile, result)).is_err() {
-                            return;
-                        }
-                    }
-                })
-            })
-            .collect();
+        let threads = LoaderThreads::new(options.workers);
+        Streamer::with_executor(layout, source, options, threads)
+    }
+
+    /// A streamer over `layout`, loading from `source` with `options`, whose
+    /// tile loads run as jobs handed to `executor` (a game engine's task
+    /// pool, a thread pool of the caller's, or inline): it starts no thread
+    /// of its own. `options.workers` is not used.
+    ///
+    /// Everything else is as with [`Streamer::new`]: the same memory budget,
+    /// the same [`StreamEvent`]s. [`Streamer::update`] hands the executor
+    /// one [`LoadJob`] per tile it wants loaded (each tile at most once while
+    /// pending; a failed tile never again), costing the executor's queueing
+    /// and no load; results are collected at the next update, so a load
+    /// that finishes shows its cells one update later. A job still running
+    /// when the streamer drops finishes on the executor and its tile is
+    /// dropped. Load errors arrive as [`StreamEvent::LoadFailed`], as with
+    /// [`Streamer::new`]. Nothing is loaded before the first update.
+    ///
+    /// # Example
+    /// Loads run inline, on the caller's thread (a task pool works alike):
+    /// ```
+    /// use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Metrics, PatchHeader, PathKey, Sides};
+    /// use crowdpatch_runtime::{Cell, FORMAT_VERSION, LoadJob, StreamEvent, StreamOptions, Streamer, Tile, World};
+    /// use std::time::Duration;
+    ///
+    /// let walker = BakedAgent {
+    ///     kind: AgentKind::Endogenous { index: 0 },
+    ///     keys: vec![
+    ///         PathKey { t: 0.0, position: [4.0, 8.0], heading: 0.0 },
+    ///         PathKey { t: 5.0, position: [12.0, 8.0], heading: 0.0 },
+    ///         PathKey { t: 10.0, position: [4.0, 8.0], heading: std::f64::consts::PI },
+    ///     ],
+    /// };
+    /// let patch = BakedPatch {
+    ///     format: FORMAT_VERSION,
+    ///     header: PatchHeader { name: "loop".into(), size: 16.0, period: 10.0,
+    ///                           agent_radius: 0.3, comfort_speed: 1.33, seed: 0 },
+    ///     patterns: Sides::default(),
+    ///     obstacles: vec![], agents: vec![walker], metrics: Metrics::default(), skeletal: None,
+    /// };
+    /// // A 4×4 world of one tile, 16 m cells.
+    /// let mut world = World::new(4, 4, 16.0, 10.0);
+    /// for j in 0..4 {
+    ///     for i in 0..4 {
+    ///         world.set(i, j, Some(Cell { tile: 0, rotation: 0 }));
+    ///     }
+    /// }
+    /// let source = move |_tile: usize| Ok(Tile::from_baked(&patch));
+    /// let options = StreamOptions { radius: 12.0, ..StreamOptions::default() };
+    /// let mut streamer = Streamer::with_executor(world, source, options, |job: LoadJob| job());
+    /// // The load ran inside the first update; the next one shows its cells.
+    /// let first = streamer.update([24.0, 24.0]);
+    /// assert!(first.is_empty() && streamer.pending() == 1);
+    /// let events = streamer.update_blocking([24.0, 24.0], Duration::from_secs(1));
+    /// assert!(matches!(events[0], StreamEvent::TileLoaded { tile: 0, .. }));
+    /// // The cell under (24, 24) and its 8 neighbours come within 12 m.
+    /// assert_eq!(streamer.shown_cells().count(), 9);
+    /// assert_eq!(streamer.loaded_tiles(), 1);
+    /// ```
+    pub fn with_executor(
+        layout: L,
+        source: impl TileSource,
+        options: StreamOptions,
+        executor: impl Executor,
+    ) -> Streamer<L> {
+        let (done, results) = channel::<LoadResult>();
         Streamer {
             layout,
             options,
@@ -242,12 +389,23 @@ impl<L: Layout> Streamer<L> {
             shown: BTreeMap::new(),
             memory: 0,
             left_out: 0,
-            requests: Some(requests),
+            source: Arc::new(source),
+            done,
             results,
-            workers,
             sampler: CrowdSampler::new(),
             ranges: Vec::new(),
+            executor: Box::new(executor),
         }
+    }
+
+    /// Hands the load of `tile` to the executor.
+    fn request(&self, tile: usize) {
+        let (source, done) = (Arc::clone(&self.source), self.done.clone());
+        self.executor.execute(Box::new(move || {
+            let result = source.load(tile);
+            // The streamer may be gone: the tile is then dropped.
+            let _ = done.send((tile, result));
+        }));
     }
 
     /// The layout.
@@ -390,11 +548,8 @@ impl<L: Layout> Streamer<L> {
             }
             if self.loaded.contains_key(&cell.tile) {
                 show.insert(*c, *cell);
-            } else if self.pending.insert(cell.tile)
-                && let Some(tx) = &self.requests
-                && tx.send(cell.tile).is_err()
-            {
-                self.pending.remove(&cell.tile);
+            } else if self.pending.insert(cell.tile) {
+                self.request(cell.tile);
             }
         }
         for (c, _) in self.shown.iter() {
@@ -453,21 +608,11 @@ impl<L: Layout> Streamer<L> {
     }
 }
 
-impl<L: Layout> Drop for Streamer<L> {
-    fn drop(&mut self) {
-        // Closing the request channel stops the workers after their current load.
-        self.requests = None;
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::format::{AgentKind, BakedAgent, PathKey};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
 
     fn tile(agents: usize) -> Tile {
         let a = |y: f64| BakedAgent {
@@ -566,6 +711,144 @@ mod tests {
         }
         assert_eq!(failures, 1);
         assert!(s.shown_cells().all(|(_, c)| c.tile != 1));
+    }
+
+    /// A thread pool of the caller's, as a game engine's task pool: `threads`
+    /// threads running the jobs its executor queues; they end once the
+    /// executor is dropped.
+    fn pool(threads: usize) -> (impl Executor, Vec<JoinHandle<()>>) {
+        let (tx, rx) = channel::<LoadJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        let handles = (0..threads)
+            .map(|_| {
+                let rx = Arc::clone(&rx);
+                std::thread::spawn(move || {
+                    loop {
+                        let next = rx.lock().unwrap().recv();
+                        let Ok(job) = next else { return };
+                        job();
+                    }
+                })
+            })
+            .collect();
+        (move |job: LoadJob| tx.send(job).unwrap(), handles)
+    }
+
+    /// A 20×20 world of 24 distinct tiles (3×3 blocks of cells share one),
+    /// so that each move of the focus loads new tiles.
+    fn blocks() -> World {
+        let mut w = World::new(20, 20, 16.0, 10.0);
+        for j in 0..20 {
+            for i in 0..20 {
+                w.set(i, j, Some(Cell { tile: (i / 3 + 7 * (j / 3)) % 24, rotation: ((i + j) % 4) as u8 }));
+            }
+        }
+        w
+    }
+
+    /// Tile `k` (tile 9 fails), counting loads.
+    fn counted_source(loads: &Arc<AtomicUsize>) -> impl TileSource {
+        let counter = Arc::clone(loads);
+        move |k: usize| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            if k == 9 {
+                Err(LoadError::Io { file: "9.glb".into(), reason: "gone".into() })
+            } else {
+                Ok(tile(k % 4 + 1))
+            }
+        }
+    }
+
+    /// What streaming along a path shows: each update's events (sorted:
+    /// loads finish in any order), then the shown cells, loaded tiles and
+    /// bytes at the end.
+    type Trace = (Vec<Vec<String>>, Vec<([i64; 2], Cell)>, Vec<usize>, usize);
+
+    fn stream_along(mut s: Streamer<World>) -> Trace {
+        let mut log = Vec::new();
+        let path = [[80.0, 80.0], [96.0, 120.0], [250.0, 250.0], [-20.0, 10.0], [160.0, 20.0], [80.0, 80.0]];
+        for focus in path {
+            let mut events: Vec<String> =
+                s.update_blocking(focus, Duration::from_secs(10)).iter().map(|e| format!("{e:?}")).collect();
+            assert_eq!(s.pending(), 0, "every load finished within the timeout");
+            events.sort();
+            log.push(events);
+        }
+        let loaded = (0..24).filter(|&k| s.tile(k).is_some()).collect();
+        (log, s.shown_cells().collect(), loaded, s.loaded_bytes())
+    }
+
+    #[test]
+    fn a_caller_executor_streams_as_the_streamers_own_threads_do() {
+        let options = StreamOptions { radius: 40.0, hysteresis: 8.0, memory_budget: usize::MAX, workers: 2 };
+        let loads = Arc::new(AtomicUsize::new(0));
+        let own = stream_along(Streamer::new(blocks(), counted_source(&loads), options.clone()));
+        let own_loads = loads.swap(0, Ordering::SeqCst);
+
+        let inline = |job: LoadJob| job();
+        let inline = stream_along(Streamer::with_executor(blocks(), counted_source(&loads), options.clone(), inline));
+        assert_eq!(loads.swap(0, Ordering::SeqCst), own_loads, "each tile loads once");
+
+        let (executor, threads) = pool(2);
+        let pooled = stream_along(Streamer::with_executor(blocks(), counted_source(&loads), options, executor));
+        // The streamer dropped its executor: the pool's threads end.
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(loads.load(Ordering::SeqCst), own_loads);
+
+        for other in [&inline, &pooled] {
+            assert_eq!(other, &own);
+        }
+        // The path loads new tiles at each move but the last, back at the
+        // start (its tiles are still loaded), and meets the failing tile.
+        let (log, shown, loaded, bytes) = own;
+        let loads_some = |e: &Vec<String>| e.iter().any(|e| e.starts_with("TileLoaded"));
+        let (back, moves) = log.split_last().unwrap();
+        assert!(moves.iter().all(loads_some) && !loads_some(back), "{log:#?}");
+        assert!(back.iter().any(|e| e.starts_with("CellShown")), "{back:?}");
+        assert_eq!(log.iter().flatten().filter(|e| e.starts_with("LoadFailed { tile: 9")).count(), 1);
+        assert!(loaded.len() > 12 && !loaded.contains(&9), "{loaded:?}");
+        assert!(shown.iter().all(|(_, c)| c.tile != 9) && !shown.is_empty());
+        assert_eq!(bytes, loaded.iter().map(|&k| tile(k % 4 + 1).memory_bytes()).sum::<usize>());
+    }
+
+    #[test]
+    fn a_caller_executor_keeps_the_memory_budget() {
+        let sizes: Vec<usize> = (0..3).map(|k| tile(k + 1).memory_bytes()).collect();
+        let budget = sizes[0] + sizes[1];
+        let options = StreamOptions { radius: 40.0, hysteresis: 0.0, memory_budget: budget, workers: 1 };
+        let (executor, threads) = pool(2);
+        let mut s = Streamer::with_executor(world(), |k: usize| Ok(tile(k + 1)), options, executor);
+        let mut all = Vec::new();
+        for _ in 0..6 {
+            all.extend(s.update_blocking([100.0, 100.0], Duration::from_secs(10)));
+        }
+        assert!(s.loaded_bytes() <= budget, "{} > {budget}", s.loaded_bytes());
+        assert!(all.iter().any(|e| matches!(e, StreamEvent::OverBudget { .. })), "{all:?}");
+        assert!(all.iter().any(|e| matches!(e, StreamEvent::TileUnloaded { .. })), "{all:?}");
+        assert!(s.shown_cells().any(|(c, _)| c == [6, 6]));
+        drop(s);
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+
+    #[test]
+    fn dropping_a_streamer_finishes_the_running_load_and_drops_the_queued_ones() {
+        let loads = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&loads);
+        let slow = move |k: usize| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(50));
+            Ok(tile(k % 4 + 1))
+        };
+        let options = StreamOptions { radius: 40.0, memory_budget: usize::MAX, workers: 1, ..StreamOptions::default() };
+        let mut s = Streamer::new(blocks(), slow, options);
+        s.update([80.0, 80.0]);
+        assert!(s.pending() > 4, "{}", s.pending());
+        drop(s);
+        assert!(loads.load(Ordering::SeqCst) <= 1, "{} loads ran", loads.load(Ordering::SeqCst));
     }
 
     #[test]
