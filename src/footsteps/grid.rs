@@ -473,3 +473,135 @@ fn pull_excess(
 fn turned_by(x: (f64, f64), y: (f64, f64)) -> (f64, f64) {
     (x.0 * y.1 + x.1 * y.0, x.1 * y.1 - x.0 * y.0)
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::character::builtin;
+    use crowdpatch_runtime::format::{AgentKind, PathKey, PointRef, Side};
+
+    /// An exogenous agent through `points` (time `[s]`, position `[m]`),
+    /// facing where it goes next (where it stands, where it went last).
+    fn walk(points: &[(f64, [f64; 2])]) -> BakedAgent {
+        let mut heading = 0.0;
+        let keys = points
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, position))| {
+                let (a, b) =
+                    if i + 1 < points.len() { (position, points[i + 1].1) } else { (points[i - 1].1, position) };
+                if (b[0] - a[0]).hypot(b[1] - a[1]) > 1e-9 {
+                    heading = (b[1] - a[1]).atan2(b[0] - a[0]);
+                }
+                PathKey { t, position, heading }
+            })
+            .collect();
+        let r = PointRef { side: Side::West, index: 0 };
+        BakedAgent { kind: AgentKind::Exogenous { entry: r, exit: r }, keys }
+    }
+
+    /// Sample walks from t = 1 s, and their entry and exit velocities
+    /// `[m/s]`: straight at a slow, a usual and a fast pace, round a
+    /// half circle of 3 m radius, and with a 1.5 s stop halfway.
+    pub(crate) fn sample_walks() -> Vec<(&'static str, BakedAgent, [f64; 2], [f64; 2])> {
+        let times = |n: usize, span: f64| (0..=n).map(move |i| 1.0 + span * i as f64 / n as f64);
+        let straight = |v: f64| walk(&times(20, 5.0).map(|t| (t, [1.0 + v * (t - 1.0), 8.0])).collect::<Vec<_>>());
+        let (radius, v_turn) = (3.0, 1.2);
+        let turn_span = std::f64::consts::PI * radius / v_turn;
+        let turning = walk(
+            &times(60, turn_span)
+                .map(|t| {
+                    let a = v_turn * (t - 1.0) / radius;
+                    (t, [2.0 + radius * a.sin(), 2.0 + radius * (1.0 - a.cos())])
+                })
+                .collect::<Vec<_>>(),
+        );
+        // 1.3 m/s for 2 s, standing 1.5 s, 1.3 m/s for 2 s.
+        let stopping = walk(
+            &times(44, 5.5)
+                .map(|t| {
+                    let walked = (t - 1.0).min(2.0) + (t - 4.5).max(0.0);
+                    (t, [1.0 + 1.3 * walked, 5.0])
+                })
+                .collect::<Vec<_>>(),
+        );
+        vec![
+            ("straight 0.8 m/s", straight(0.8), [0.8, 0.0], [0.8, 0.0]),
+            ("straight 1.33 m/s", straight(1.33), [1.33, 0.0], [1.33, 0.0]),
+            ("straight 1.9 m/s", straight(1.9), [1.9, 0.0], [1.9, 0.0]),
+            ("half circle", turning, [v_turn, 0.0], [-v_turn, 0.0]),
+            ("stop", stopping, [1.3, 0.0], [1.3, 0.0]),
+        ]
+    }
+
+    /// The default parameters, and those of the planner's first relaxation
+    /// of them (a finer grid, longer steps and turns, farther landings).
+    pub(crate) fn sample_params() -> [FootstepParams; 2] {
+        let p = FootstepParams::default();
+        let relaxed = FootstepParams {
+            min_duration: (p.min_duration * 0.6).max(p.time_step),
+            max_duration: p.max_duration * 1.6,
+            max_turn: p.max_turn * 1.5,
+            max_miss: p.max_miss * 3.0,
+            time_step: p.time_step / 2.0,
+            ..p
+        };
+        [p, relaxed]
+    }
+
+    /// Runs `check(name, grid)` on the plant grid of every sample walk with
+    /// each of the sample parameters.
+    pub(crate) fn for_every_grid(mut check: impl FnMut(&str, &PlantGrid)) {
+        let c = builtin::character();
+        let gait = GaitModel::new(&c).unwrap();
+        for params in sample_params() {
+            for (name, agent, entry, exit) in sample_walks() {
+                let (t0, t1) = (agent.start(), agent.end());
+                let start = gait.boundary(&c, at(&agent, t0).0, entry, t0);
+                let goal = gait.boundary(&c, at(&agent, t1).0, exit, t1);
+                let grid = PlantGrid::new(&gait, &agent, &start, &goal, goal.right.t, &params);
+                assert!(grid.k_max > 100, "{name}: {} grid times", grid.k_max);
+                check(name, &grid);
+            }
+        }
+    }
+
+    /// Every step of `grid` the search may take, `(k, foot, to)`: from each
+    /// plant it can reach (every grid time and foot but the right foot at
+    /// the start) onto each plant of the other foot the step duration
+    /// bounds allow, and from a left plant onto the goal.
+    pub(crate) fn search_steps(grid: &PlantGrid) -> Vec<(i64, Foot, Node)> {
+        let mut out = Vec::new();
+        for k in 0..=grid.k_max {
+            for foot in Foot::BOTH.into_iter().filter(|&f| k > 0 || f == Foot::Left) {
+                let plants = grid.steps_from(k).map(|s| Node::Plant(k + s, foot.other()));
+                let goal = (foot == Foot::Left).then_some(Node::Goal);
+                out.extend(plants.chain(goal).map(|to| (k, foot, to)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_step_costs_at_least_its_lower_bound() {
+        let (mut checked, mut goal_steps, mut rejected) = (0usize, 0usize, 0usize);
+        for_every_grid(|name, grid| {
+            for (k, foot, to) in search_steps(grid) {
+                let Some(cost) = grid.step_cost(k, foot, to).filter(|c| c.is_finite()) else {
+                    rejected += 1;
+                    continue;
+                };
+                let bound = grid.lower_bound(k, foot, to);
+                assert!(
+                    bound.is_some_and(|b| b <= cost && units(b) <= units(cost)),
+                    "{name}: step from ({k}, {foot:?}) onto {to:?} costs {cost} J, its lower bound is {bound:?}"
+                );
+                checked += 1;
+                goal_steps += usize::from(to == Node::Goal);
+            }
+        });
+        assert!(checked > 100_000, "only {checked} steps checked ({rejected} rejected)");
+        assert!(goal_steps > 100, "only {goal_steps} steps onto the goal checked");
+        assert!(rejected > 0, "no step rejected: the limits were not exercised");
+    }
+}

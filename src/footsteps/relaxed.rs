@@ -107,3 +107,34 @@ impl Relaxed {
         grid.lower_bound(k, foot, to).map(units).unwrap_or(UNREACHABLE)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::footsteps::grid::tests::{for_every_grid, search_steps};
+
+    #[test]
+    fn the_relaxed_costs_to_the_goal_are_consistent() {
+        // h(from) ≤ c(step) + h(to) on every step the search may take, with
+        // h(goal) = 0: A* with it expands each plant once, at its least cost.
+        let (mut checked, mut finite) = (0usize, 0usize);
+        for_every_grid(|name, grid| {
+            let r = Relaxed::new(grid);
+            for (k, foot, to) in search_steps(grid) {
+                let Some(c) = grid.step_cost(k, foot, to).filter(|c| c.is_finite()).map(units) else { continue };
+                let rest = match to {
+                    Node::Goal => 0,
+                    Node::Plant(kb, fb) => r.to_goal(kb, fb),
+                };
+                let h = r.to_goal(k, foot);
+                assert!(h <= c.saturating_add(rest), "{name}: h({k}, {foot:?}) = {h} > {c} + h({to:?}) = {rest}");
+                checked += 1;
+                finite += usize::from(h < UNREACHABLE);
+            }
+        });
+        assert!(
+            checked > 100_000 && finite > 100_000,
+            "only {checked} steps checked, {finite} from plants with a bound"
+        );
+    }
+}
