@@ -47,9 +47,10 @@ pub use sampling::Trace;
 pub use skeletal::Skeletal;
 
 use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, path_position, plan_agent};
+use crate::metrics::figures::AnimationMetrics;
 use crate::model::Patch;
 use crate::path::Agent;
-use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Side, SkeletalAnimation};
+use crowdpatch_runtime::format::{BakedAgent, BoundaryGait, Side, SkeletalAnimation};
 
 /// The result of the footstep and animation stage.
 #[derive(Debug, Clone)]

@@ -9,10 +9,11 @@
 pub mod crowd;
 pub mod reference;
 
+use crate::metrics::figures::{Distribution, RealismMetrics};
 use crate::model::Patch;
 use crate::path::{Agent, Path};
 use crowd::{CrowdSamples, distribution};
-use crowdpatch_runtime::format::{Distribution, RealismMetrics, wrap_angle};
+use crowdpatch_runtime::format::wrap_angle;
 use reference::Reference;
 
 /// Sampling interval of the crowd statistics `[s]`: the 0.4 s of the
