@@ -31,7 +31,7 @@ fn wang_glbs() -> Vec<Vec<u8>> {
         .map(|t| {
             let patch = t.document.resolve(None, Path::new(".")).expect("valid tile");
             let bake = crowdpatch::bake(&patch, &mut crowdpatch::Silent).expect("bake");
-            write_glb(&bake.baked(), &GlbOptions::default()).expect("glb")
+            write_glb(&bake.baked(), Some(&bake.metrics.to_json()), &GlbOptions::default()).expect("glb")
         })
         .collect()
 }
@@ -156,7 +156,7 @@ fn skeletal_glb(options: &GlbOptions) -> Vec<u8> {
     let skeletal = crowdpatch::animation::Skeletal::new(crowdpatch::character::builtin::character()).expect("walks");
     let bake_options = crowdpatch::BakeOptions { skeletal: Some(std::sync::Arc::new(skeletal)) };
     let bake = crowdpatch::bake_with(&patch, &bake_options, &mut crowdpatch::Silent).expect("bake");
-    write_glb(&bake.baked(), options).expect("glb")
+    write_glb(&bake.baked(), Some(&bake.metrics.to_json()), options).expect("glb")
 }
 
 fn joints(c: &mut Criterion) {

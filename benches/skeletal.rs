@@ -69,11 +69,12 @@ fn reduction(c: &mut Criterion) {
     let (bake, walker_periods) = dense();
     let baked = bake.baked();
     let options = crowdpatch_gltf::GlbOptions::default();
+    let metrics = bake.metrics.to_json();
     let mut group = c.benchmark_group("key reduction");
     group.sample_size(10);
     group.throughput(Throughput::Elements((walker_periods * 1000.0).round() as u64));
     group.bench_function(format!("dense GLB ({walker_periods:.1} walker-periods, per 1/1000)"), |b| {
-        b.iter(|| black_box(crowdpatch_gltf::write_glb(&baked, &options).expect("GLB")));
+        b.iter(|| black_box(crowdpatch_gltf::write_glb(&baked, Some(&metrics), &options).expect("GLB")));
     });
     group.finish();
 }

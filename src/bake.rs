@@ -8,11 +8,12 @@
 use crate::collision::{CollisionOutcome, CollisionParams, remove_collisions};
 use crate::initial_paths::initial_paths;
 use crate::matching::{Pair, match_patch};
+use crate::metrics::Metrics;
 use crate::model::{MatchingMode, Patch, SolverKind};
 use crate::path::Agent;
 use crate::proximity::{Contact, Ghost, ghosts};
 use crate::smoothing::{SmoothingOutcome, SmoothingParams, smooth_agents};
-use crowdpatch_runtime::format::{BakedPatch, Metrics};
+use crowdpatch_runtime::format::BakedPatch;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -191,13 +192,15 @@ pub fn refusals(patch: &Patch, options: &BakeOptions, frame_rate_flag: &'static 
 }
 
 impl Bake {
-    /// The baked patch (runtime format), see [`crate::baked::baked_patch`].
+    /// The baked patch (runtime format), see [`crate::baked::baked_patch`];
+    /// its metrics stay in [`Bake::metrics`] (an exporter writes them beside
+    /// it, [`Metrics::to_json`]).
     pub fn baked(&self) -> BakedPatch {
         #[cfg(feature = "skeletal")]
         let skeletal = self.skeletal.as_ref().map(|s| (&s.animation, &s.gaits[..]));
         #[cfg(not(feature = "skeletal"))]
         let skeletal = None;
-        crate::baked::baked_patch(&self.patch, &self.agents, &self.metrics, skeletal)
+        crate::baked::baked_patch(&self.patch, &self.agents, skeletal)
     }
 }
 

@@ -1,13 +1,13 @@
 //! Conversion of a bake's result to the baked format of `crowdpatch-runtime`
 //! ([`BakedPatch`]): agents with their path keys and headings, the four
-//! patterns as baked (velocities and gait phases), the metrics and the
-//! skeletal animation. Exporters write what this produces.
+//! patterns as baked (velocities and gait phases) and the skeletal
+//! animation. Exporters write what this produces, with the bake's metrics
+//! beside it ([`crate::bake::Bake::metrics`]).
 
 use crate::model::{Direction, Patch};
 use crate::path::Agent;
 use crowdpatch_runtime::format::{
-    BakedAgent, BakedPatch, BakedPattern, BakedPoint, BoundaryGait, FORMAT_VERSION, Metrics, PathKey, Side, Sides,
-    wrap_angle,
+    BakedAgent, BakedPatch, BakedPattern, BakedPoint, BoundaryGait, FORMAT_VERSION, PathKey, Side, Sides, wrap_angle,
 };
 use crowdpatch_runtime::skeletal::SkeletalAnimation;
 
@@ -146,13 +146,12 @@ pub fn baked_patterns(patch: &Patch) -> Sides<BakedPattern> {
 /// exit), index among that side's entries or exits, and the gait there.
 pub type BoundaryGaits = [(Side, bool, usize, BoundaryGait)];
 
-/// The baked patch (runtime format) of `patch` walked by `agents`, with its
-/// metrics and, for a skeletal bake, the animation and the gait at each
-/// boundary point. O(control points).
+/// The baked patch (runtime format) of `patch` walked by `agents`, with,
+/// for a skeletal bake, the animation and the gait at each boundary point.
+/// O(control points).
 pub fn baked_patch(
     patch: &Patch,
     agents: &[Agent],
-    metrics: &Metrics,
     skeletal: Option<(&SkeletalAnimation, &BoundaryGaits)>,
 ) -> BakedPatch {
     let mut patterns = baked_patterns(patch);
@@ -168,7 +167,6 @@ pub fn baked_patch(
         patterns,
         obstacles: patch.obstacles.clone(),
         agents: agents.iter().map(|a| baked_agent(a, patch.header.period)).collect(),
-        metrics: metrics.clone(),
         skeletal: skeletal.map(|s| Box::new(s.0.clone())),
     }
 }

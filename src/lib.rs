@@ -19,6 +19,7 @@
 //! | | pair checks of boxes by a hash grid | [`broadphase`] | |
 //! | | typed paths of values in JSON documents | [`field_path`] | |
 //! | | atomic file writes | [`io`] | |
+//! | | a bake's quality figures as plain data (report, GLB extras) | [`figures`] | docs/design.md "Metrics" |
 //! | | real pedestrians: crowd statistics, the ETH/UCY reference tables | [`pedestrians`] | docs/design.md "Realism" |
 //! | | walking pace: preferred speeds, extra periods, the turn bound | [`pace`] | Weidmann 1993 |
 //! | 2. documents | documents as plain data: patterns, patches, boundary points | [`model`] | §3.1 |
@@ -61,6 +62,7 @@ pub mod collision;
 pub mod compose;
 pub mod document;
 pub mod field_path;
+pub mod figures;
 #[cfg(feature = "skeletal")]
 pub mod footsteps;
 pub mod generate;

@@ -1,11 +1,18 @@
 //! Quality metrics of a set of agent paths (docs/design.md "Metrics"). The same
-//! code serves tests, reports, the editor and the benchmark.
+//! code serves tests, reports, the editor and the benchmark. The figures
+//! themselves, plain data, are in the kernel [`crate::figures`] (re-exported
+//! here).
 
 use crate::model::{Obstacle, Patch};
 use crate::path::Agent;
 use crate::proximity::{Ghost, closest_periodic, closest_to_obstacle, overlap};
 use crate::stats::weighted_quantile;
-use crowdpatch_runtime::format::{BoundaryError, CollisionStats, Metrics, SpeedStats, TurnRateStats};
+
+pub use crate::figures;
+pub use crate::figures::{
+    AnimationMetrics, BoundaryError, CollisionStats, CrowdStats, Distribution, Metrics, RealismMetrics, SpeedStats,
+    TurnRateStats,
+};
 
 /// Computes every metric of the final paths. `ghosts` give the seam
 /// clearance (pass none to skip it). Foot skate is left `None` (it needs

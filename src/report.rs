@@ -3,9 +3,10 @@
 //! timings.
 
 use crate::bake::{Bake, Timings};
+use crate::metrics::Metrics;
 use crate::model::{Crossing, Direction, MatchingMode, SolverKind};
 use crate::proximity::Other;
-use crowdpatch_runtime::format::{Metrics, Side};
+use crowdpatch_runtime::format::Side;
 use serde::Serialize;
 
 impl Bake {

@@ -193,7 +193,10 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 /// The core's layers, bottom first: top-level modules of `src/` (docs/design.md
 /// "Layout"). A module may import from its own layer and those below.
 const CORE_LAYERS: &[(&str, &[&str])] = &[
-    ("kernels", &["geometry", "stats", "tridiagonal", "broadphase", "field_path", "io", "pedestrians", "pace"]),
+    (
+        "kernels",
+        &["geometry", "stats", "tridiagonal", "broadphase", "field_path", "io", "figures", "pedestrians", "pace"],
+    ),
     ("documents", &["model", "problem", "limits", "validate", "document"]),
     ("paths", &["path", "proximity"]),
     ("stages", &["matching", "initial_paths", "collision", "smoothing"]),

@@ -222,7 +222,8 @@ fn baking_on_parallel_threads_gives_the_same_bytes() {
         .collect();
     let glb = |p: &Patch| {
         let b = crowdpatch::bake_with(p, &options, &mut Silent).unwrap();
-        crowdpatch_gltf::write_glb(&b.baked(), &crowdpatch_gltf::GlbOptions::default()).unwrap()
+        crowdpatch_gltf::write_glb(&b.baked(), Some(&b.metrics.to_json()), &crowdpatch_gltf::GlbOptions::default())
+            .unwrap()
     };
     let one_by_one: Vec<Vec<u8>> = patches.iter().map(glb).collect();
     let at_once: Vec<Vec<u8>> = std::thread::scope(|s| {

@@ -2,7 +2,8 @@
 //! GLB and loaded back with `crowdpatch-runtime`'s own GLB reader; sampling
 //! must follow the baked paths. The loader is fuzzed with corrupted files
 //! (it must return errors, never panic), and a hand-made skeletal GLB (a joint
-//! subtree below each instance node) exercises the joint-clip path.
+//! subtree below each instance node) exercises the joint-clip path. A file of
+//! the previous format (2, metrics required) plays like the current one.
 
 use crowdpatch::{Silent, bake, load_patch};
 use crowdpatch_gltf::{GlbOptions, write_glb};
@@ -23,16 +24,18 @@ fn shipped() -> Vec<PathBuf> {
 
 fn baked_glb(name: &str) -> (crowdpatch_runtime::BakedPatch, Vec<u8>) {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("patches").join(format!("{name}.patch.json"));
-    let baked = bake(&load_patch(&file).unwrap(), &mut Silent).unwrap().baked();
-    let glb = write_glb(&baked, &GlbOptions::default()).unwrap();
+    let b = bake(&load_patch(&file).unwrap(), &mut Silent).unwrap();
+    let baked = b.baked();
+    let glb = write_glb(&baked, Some(&b.metrics.to_json()), &GlbOptions::default()).unwrap();
     (baked, glb)
 }
 
 #[test]
 fn loaded_tiles_play_the_baked_paths() {
     for file in shipped() {
-        let baked = bake(&load_patch(&file).unwrap(), &mut Silent).unwrap().baked();
-        let glb = write_glb(&baked, &GlbOptions::default()).unwrap();
+        let b = bake(&load_patch(&file).unwrap(), &mut Silent).unwrap();
+        let baked = b.baked();
+        let glb = write_glb(&baked, Some(&b.metrics.to_json()), &GlbOptions::default()).unwrap();
         let tile = Tile::from_glb(&glb).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let direct = Tile::from_baked(&baked);
         assert_eq!(tile.agent_count(), baked.agents.len());
@@ -158,6 +161,55 @@ fn non_crowdpatch_and_unknown_versions_are_refused_clearly() {
     // A missing file names the file.
     let e = Tile::load("no/such/tile.glb").unwrap_err();
     assert!(e.to_string().contains("no/such/tile.glb"), "{e}");
+}
+
+/// The bytes of `glb` with its one `"format":3` written `"format":2`: the
+/// file as format 2 wrote it (the same bytes but for the version, metrics
+/// included).
+fn as_format_2(glb: &[u8]) -> Vec<u8> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let (from, to) = (&b"\"format\":3"[..], &b"\"format\":2"[..]);
+    let at: Vec<usize> = (20..20 + json_len - from.len()).filter(|&i| &glb[i..i + from.len()] == from).collect();
+    assert_eq!(at.len(), 1, "one format field in the JSON chunk");
+    let mut old = glb.to_vec();
+    old[at[0]..at[0] + to.len()].copy_from_slice(to);
+    old
+}
+
+#[test]
+fn a_format_2_file_plays_like_its_format_3_twin() {
+    for name in ["park", "figure7"] {
+        let (baked, glb) = baked_glb(name);
+        assert_eq!(crowdpatch_runtime::FORMAT_VERSION, 3);
+        let old = as_format_2(&glb);
+        let (json, _) = split(&old);
+        let record = &json["scenes"][0]["extras"]["crowdpatch"];
+        assert_eq!(record["format"], 2);
+        assert!(record["metrics"]["speed"]["mean"].as_f64().is_some(), "{name}: format 2 holds the metrics");
+        let (old_tile, new_tile) = (Tile::from_glb(&old).unwrap(), Tile::from_glb(&glb).unwrap());
+        // A format-3 file without the bake's figures plays alike too.
+        let bare = Tile::from_glb(&write_glb(&baked, None, &GlbOptions::default()).unwrap()).unwrap();
+        assert_eq!(old_tile.extras().format, 2);
+        let mut same = old_tile.extras().clone();
+        same.format = 3;
+        assert_eq!(&same, new_tile.extras(), "{name}");
+        assert_eq!(bare.extras(), new_tile.extras(), "{name}");
+        let n = new_tile.instance_count();
+        assert!(n > 0);
+        assert_eq!((old_tile.instance_count(), bare.instance_count()), (n, n));
+        let (mut a, mut b, mut c) = (Poses::new(n), Poses::new(n), Poses::new(n));
+        let placement = Placement { offset: [16.0, -32.0], rotation: 3 };
+        for step in 0..500 {
+            let t = step as f64 * 0.0537;
+            old_tile.sample(t, &placement, a.as_mut());
+            new_tile.sample(t, &placement, b.as_mut());
+            bare.sample(t, &placement, c.as_mut());
+            for p in [&a, &c] {
+                assert_eq!((&p.x, &p.y, &p.heading, &p.phase), (&b.x, &b.y, &b.heading, &b.phase), "{name}: t = {t}");
+                assert_eq!(p.visible, b.visible, "{name}: t = {t}");
+            }
+        }
+    }
 }
 
 #[test]

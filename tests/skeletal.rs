@@ -179,15 +179,15 @@ fn endogenous_footsteps_repeat_with_the_period() {
 
 #[test]
 fn skeletal_bakes_are_deterministic() {
-    let a = write_glb(&skeletal_bake("figure7", builtin::character()), &GlbOptions::default()).unwrap();
-    let b = write_glb(&skeletal_bake("figure7", builtin::character()), &GlbOptions::default()).unwrap();
+    let a = write_glb(&skeletal_bake("figure7", builtin::character()), None, &GlbOptions::default()).unwrap();
+    let b = write_glb(&skeletal_bake("figure7", builtin::character()), None, &GlbOptions::default()).unwrap();
     assert!(a == b, "two skeletal bakes of the same patch differ");
 }
 
 #[test]
 fn the_runtime_takes_the_gait_phase_from_the_footsteps() {
     let baked = skeletal_bake("figure7", builtin::character());
-    let glb = write_glb(&baked, &GlbOptions::default()).unwrap();
+    let glb = write_glb(&baked, None, &GlbOptions::default()).unwrap();
     let tile = Tile::from_glb(&glb).unwrap();
     assert_eq!(tile.phase_source(), PhaseSource::Footsteps);
     let sk = baked.skeletal.as_ref().unwrap();
@@ -248,9 +248,10 @@ fn compressed_tiles_hold_the_bounds_on_every_shipped_patch_and_tight_tolerances(
     for (name, tol) in [("park", loose), ("dense", loose), ("figure7", tight)] {
         let baked = skeletal_bake(name, builtin::character());
         let options = GlbOptions { key_tolerance: Some(tol), ..GlbOptions::default() };
-        let (_, ps) = write_glb_with_stats(&baked, &options).unwrap();
+        let (_, ps) = write_glb_with_stats(&baked, None, &options).unwrap();
         let (_, ms) =
-            write_glb_with_stats(&baked, &GlbOptions { compression: Compression::Meshopt, ..options.clone() }).unwrap();
+            write_glb_with_stats(&baked, None, &GlbOptions { compression: Compression::Meshopt, ..options.clone() })
+                .unwrap();
         for s in [&ps, &ms] {
             assert!(s.position_error <= tol.position && s.contact_error <= tol.contact, "{name}: {s:?}");
             assert!(s.rotation_error <= tol.rotation + 1e-9, "{name}: {s:?}");
@@ -263,9 +264,9 @@ fn compressed_tiles_hold_the_bounds_on_every_shipped_patch_and_tight_tolerances(
 fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     let baked = skeletal_bake("figure7", builtin::character());
     let tol = KeyTolerance::default();
-    let (plain, ps) = write_glb_with_stats(&baked, &GlbOptions::default()).unwrap();
+    let (plain, ps) = write_glb_with_stats(&baked, None, &GlbOptions::default()).unwrap();
     let options = GlbOptions { compression: Compression::Meshopt, ..GlbOptions::default() };
-    let (packed, ms) = write_glb_with_stats(&baked, &options).unwrap();
+    let (packed, ms) = write_glb_with_stats(&baked, None, &options).unwrap();
     assert!(packed.len() * 10 < plain.len() * 7, "{} vs {} bytes", packed.len(), plain.len());
     // Both files hold the bounds as they play; the compressed one keeps the
     // plain keys and adds a few where its filters would break a bound.
@@ -321,7 +322,7 @@ fn validate(glb: &[u8], name: &str) {
 #[test]
 fn khronos_validator_accepts_skeletal_bakes() {
     let baked = skeletal_bake("plaza", builtin::character());
-    validate(&write_glb(&baked, &GlbOptions::default()).unwrap(), "plaza");
+    validate(&write_glb(&baked, None, &GlbOptions::default()).unwrap(), "plaza");
 }
 
 #[test]
@@ -334,7 +335,7 @@ fn robot_expressive_walks_the_shipped_patches() {
     for name in ["avenue", "park"] {
         let baked = skeletal_bake(name, character.clone());
         assert_plays_well(&format!("RobotExpressive on {name}"), &baked);
-        validate(&write_glb(&baked, &GlbOptions::default()).unwrap(), name);
+        validate(&write_glb(&baked, None, &GlbOptions::default()).unwrap(), name);
     }
 }
 
@@ -514,9 +515,9 @@ fn every_sample_files_plain_and_compressed_play_the_same_poses_in_the_runtime() 
     // its bounds' reach of them (measured 2.2 mm, between samples).
     let baked = skeletal_bake("figure7", builtin::character());
     let all = GlbOptions { key_tolerance: None, ..GlbOptions::default() };
-    let plain = write_glb(&baked, &all).unwrap();
-    let packed = write_glb(&baked, &GlbOptions { compression: Compression::Meshopt, ..all }).unwrap();
-    let reduced = write_glb(&baked, &GlbOptions::default()).unwrap();
+    let plain = write_glb(&baked, None, &all).unwrap();
+    let packed = write_glb(&baked, None, &GlbOptions { compression: Compression::Meshopt, ..all }).unwrap();
+    let reduced = write_glb(&baked, None, &GlbOptions::default()).unwrap();
     assert!(
         packed.len() * 10 < plain.len() * 8 && reduced.len() * 2 < plain.len(),
         "{} {} {}",
@@ -562,7 +563,7 @@ fn bounds_below_what_16_bit_rotations_hold_are_refused_not_written() {
     let tiny = KeyTolerance { position: 1e-6, rotation: 1e-6, contact: 1e-6 };
     for compression in [Compression::None, Compression::Meshopt] {
         let options = GlbOptions { key_tolerance: Some(tiny), compression, ..GlbOptions::default() };
-        let err = write_glb(&baked, &options).unwrap_err();
+        let err = write_glb(&baked, None, &options).unwrap_err();
         assert!(matches!(err, crowdpatch_gltf::ExportError::KeyBounds { .. }), "{err}");
         assert!(err.to_string().contains("a larger tolerance holds"), "{err}");
     }

@@ -353,7 +353,8 @@ fn bake_one(
         BarObserver { bar, name: job.patch.header.name.clone(), single, max_iterations: patch.solver.max_iterations };
     let bake = crowdpatch::bake_with(&patch, options, &mut observer)?;
     let baked = bake.baked();
-    let (glb, stats) = crowdpatch_gltf::write_glb_with_stats(&baked, glb_options).context("writing the GLB")?;
+    let (glb, stats) = crowdpatch_gltf::write_glb_with_stats(&baked, Some(&bake.metrics.to_json()), glb_options)
+        .context("writing the GLB")?;
     // Every output is made before the first is written, so that a failure
     // leaves the previous outputs as they were.
     let report = match &job.report {

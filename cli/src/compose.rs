@@ -292,7 +292,7 @@ fn bake_tiles(
         let tile = &composition.tiles[k];
         let mut observer = Progress { bar: &bar, name: tile.key.clone() };
         let bake = crowdpatch::bake_with(&patches[k], options, &mut observer)?;
-        let glb = crowdpatch_gltf::write_glb(&bake.baked(), glb_options)
+        let glb = crowdpatch_gltf::write_glb(&bake.baked(), Some(&bake.metrics.to_json()), glb_options)
             .with_context(|| format!("writing the GLB of tile {}", tile.key))?;
         let glb_path = tiles_dir.join(format!("{}.glb", tile.key));
         output::write(&glb_path, &glb).with_context(|| format!("writing {}", glb_path.display()))?;

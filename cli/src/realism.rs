@@ -6,10 +6,10 @@
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use anyhow::Context;
 use clap::Args;
+use crowdpatch::metrics::CrowdStats;
 use crowdpatch::realism::crowd::ks_distance;
 use crowdpatch::realism::describe;
 use crowdpatch::realism::reference::{Reference, build_reference, read_trajectories};
-use crowdpatch_runtime::format::CrowdStats;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

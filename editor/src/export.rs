@@ -9,7 +9,11 @@ use std::path::Path;
 /// # Errors
 /// Export errors (an impossible baked patch) and I/O errors, with the file named.
 pub fn write_glb(bake: &Bake, file: &Path) -> anyhow::Result<()> {
-    let glb = crowdpatch_gltf::write_glb(&bake.baked(), &crowdpatch_gltf::GlbOptions::default())?;
+    let glb = crowdpatch_gltf::write_glb(
+        &bake.baked(),
+        Some(&bake.metrics.to_json()),
+        &crowdpatch_gltf::GlbOptions::default(),
+    )?;
     crowdpatch::io::write_atomic(file, &glb).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
 }
 

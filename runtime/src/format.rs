@@ -12,16 +12,19 @@
 use std::ops::{Index, IndexMut, Range};
 
 pub use crate::skeletal::{
-    AgentAnimation, AnimationMetrics, BoundaryGait, Character, CharacterExtras, Foot, Footstep, SkeletalAnimation,
+    AgentAnimation, BoundaryGait, Character, CharacterExtras, Foot, Footstep, SkeletalAnimation,
 };
 
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
-/// Version of the baked format written in `extras.crowdpatch.format`: 2
-/// since an agent's first instance may also show its last window
-/// ([`BakedAgent::last_on_first`]). The runtime reads 1 and 2.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version of the baked format written in `extras.crowdpatch.format`: 3
+/// since the bake's quality figures left the playback types (a file's
+/// `extras.crowdpatch.metrics` is authoring data that the runtime does not
+/// read, and may be absent; format 2 required it), 2 since an agent's first
+/// instance may also show its last window ([`BakedAgent::last_on_first`]).
+/// The runtime reads 1, 2 and 3 alike.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Least hidden time `[s]` between the last window's part and the first's
 /// of an instance showing both ([`BakedAgent::last_on_first`]).
@@ -371,7 +374,7 @@ impl BakedAgent {
     /// The agent's record in a file's extras, given the node of each
     /// instance of [`BakedAgent::instance_windows`] in order: the first
     /// node listed again last where the first instance also shows the last
-    /// window (format 2).
+    /// window (since format 2).
     pub fn extras(&self, period: f64, mut nodes: Vec<usize>, footsteps: Option<Vec<Footstep>>) -> AgentExtras {
         if self.last_on_first(period) && !nodes.is_empty() {
             nodes.push(nodes[0]);
@@ -433,169 +436,6 @@ pub fn wrap_angle(a: f64) -> f64 {
     w
 }
 
-/// Instance pairs closer than the collision threshold, and how long.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct CollisionStats {
-    /// Number of colliding agent-instance pairs (each pair of paths and
-    /// relative period shift counted once).
-    pub count: usize,
-    /// Total time `[s]` during which such pairs overlap, summed over pairs.
-    pub overlap_time: f64,
-}
-
-/// How far path ends are from their boundary points.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct BoundaryError {
-    /// Largest position error `[m]`.
-    pub position: f64,
-    /// Largest time error `[s]` (modulo the period).
-    pub time: f64,
-}
-
-/// Speed statistics, time-weighted over all agents' paths.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct SpeedStats {
-    /// Time-weighted mean speed `[m/s]`.
-    pub mean: f64,
-    /// 5th percentile `[m/s]`.
-    pub p5: f64,
-    /// 95th percentile `[m/s]`.
-    pub p95: f64,
-    /// Largest speed `[m/s]`.
-    pub max: f64,
-    /// Time-weighted mean of |u − u_cft| `[m/s]`.
-    pub mean_comfort_deviation: f64,
-}
-
-/// Heading change rate statistics on the final paths.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct TurnRateStats {
-    /// Largest heading change rate `[rad/s]`.
-    pub max: f64,
-    /// 95th percentile, time-weighted `[rad/s]`.
-    pub p95: f64,
-}
-
-/// Quality figures of a baked patch (docs/design.md "Metrics").
-#[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct Metrics {
-    /// Minimum centre distance over all coexisting agent-instance pairs `[m]`;
-    /// `None` when no two instances ever coexist. Collision-free iff ≥ 2r.
-    pub min_separation: Option<f64>,
-    /// Minimum distance from an agent centre to an obstacle surface `[m]`
-    /// (≥ r when clear); `None` without obstacles.
-    pub obstacle_clearance: Option<f64>,
-    /// Minimum centre distance from an agent to a *ghost*, the neighbour
-    /// tile's agent crossing a shared side `[m]` (≥ 2r when seams are clear);
-    /// `None` when no agent ever meets a ghost.
-    pub seam_clearance: Option<f64>,
-    /// Agent-instance pairs closer than 2r.
-    pub collisions: CollisionStats,
-    /// Distance of path ends from their boundary points.
-    pub boundary_error: BoundaryError,
-    /// Speed statistics.
-    pub speed: SpeedStats,
-    /// Turn-rate statistics.
-    pub turn_rate: TurnRateStats,
-    /// Fraction of the 1 m cells of the patch visited by an agent centre
-    /// during the period, in `[0, 1]`.
-    pub coverage: f64,
-    /// Mean horizontal speed of a planted foot `[m/s]`; `None` without
-    /// skeletal animation.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub foot_skate: Option<f64>,
-    /// Footstep and skeletal-animation figures; `None` without skeletal
-    /// animation.
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
-    pub animation: Option<AnimationMetrics>,
-    /// How the crowd compares with real pedestrians (docs/design.md
-    /// "Realism"); `None` in files baked before it was measured.
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
-    pub realism: Option<RealismMetrics>,
-}
-
-/// Order statistics of a set of samples.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct Distribution {
-    /// Number of samples.
-    pub count: usize,
-    /// 5th percentile.
-    pub p5: f64,
-    /// Median.
-    pub p50: f64,
-    /// 95th percentile.
-    pub p95: f64,
-    /// Largest sample.
-    pub max: f64,
-}
-
-/// Statistics of walkers' trajectories sampled at a fixed interval, in the
-/// manner of the ETH/UCY pedestrian sets (docs/design.md "Realism"): the same
-/// definitions serve the bake and the real crowds it is compared with.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct CrowdStats {
-    /// Sampling interval `[s]`.
-    pub sample_interval: f64,
-    /// Speed over each sampling interval `[m/s]`.
-    pub speed: Distribution,
-    /// Heading change between consecutive moving intervals over the
-    /// sampling interval `[rad/s]`.
-    pub turn_rate: Distribution,
-    /// Turn rate times the mean speed of the two intervals: the lateral
-    /// acceleration of each turn `[m/s²]`.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub lateral_acceleration: Distribution,
-    /// Path length over the straight distance between a walker's first and
-    /// last samples (walkers going 2 m or more) `[1]`.
-    pub detour: Distribution,
-    /// Distance from each walker to its nearest neighbour at each sample
-    /// time `[m]`.
-    pub nearest_neighbour: Distribution,
-}
-
-/// The realism report of a bake: its crowd statistics, their distance to
-/// real pedestrians, and the floor its boundary conditions impose.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct RealismMetrics {
-    /// The baked walkers' statistics at the reference's sampling interval.
-    pub crowd: CrowdStats,
-    /// Turn rate as a glTF player shows the baked paths, sampled at 25 Hz
-    /// `[rad/s]`.
-    pub turn_rate_played: Distribution,
-    /// Kolmogorov–Smirnov distance between the speed samples and the pooled
-    /// reference speeds, in `[0, 1]`.
-    pub speed_ks: f64,
-    /// The reference compared with (its name in the reference table).
-    pub reference: String,
-    /// Mean speed `[m/s]` of each exogenous walker's straight walk from its
-    /// entry to its exit in the time it has, extra periods included: what the
-    /// boundary conditions ask before any solver runs (time-weighted over
-    /// walkers).
-    pub floor_speed: Distribution,
-    /// Each exogenous walker's preferred walking speed `[m/s]`.
-    pub preferred_speed: Distribution,
-    /// The turn bound: lateral acceleration `[m/s²]` above which a turn is
-    /// sharper than real pedestrians make at that speed (`ω > a / v`).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub turn_bound: f64,
-    /// Share of the turns above the turn bound, sampled at the reference's
-    /// interval `[1]` (the real pedestrians: 1 % by the bound's definition).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub over_turn_bound: f64,
-    /// Share of the turns above the turn bound as a glTF player shows them,
-    /// sampled at 25 Hz `[1]`.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub over_turn_bound_played: f64,
-}
-
 /// The parameters every patch carries, from its document through the bake
 /// to the baked file (flattened into [`BakedPatch`] and [`SceneExtras`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -631,8 +471,6 @@ pub struct BakedPatch {
     pub obstacles: Vec<Obstacle>,
     /// All agents: exogenous ones first, in matching order, then endogenous.
     pub agents: Vec<BakedAgent>,
-    /// Quality figures of the bake.
-    pub metrics: Metrics,
     /// Skeletal animation of the agents (character, joint tracks,
     /// footsteps); `None` when the agents are played as discs.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
@@ -652,7 +490,7 @@ pub struct AgentExtras {
     pub first_instance: i64,
     /// glTF node index of each instance, in instance order. The last equals
     /// the first where the first instance also shows the last window
-    /// ([`BakedAgent::last_on_first`]; format 2).
+    /// ([`BakedAgent::last_on_first`]; since format 2).
     pub nodes: Vec<usize>,
     /// The agent's foot plants (skeletal bakes only; possibly empty for a
     /// standing agent), unwrapped times on the path's clock.
@@ -662,6 +500,10 @@ pub struct AgentExtras {
 
 /// The `extras.crowdpatch` object on the scene of a baked GLB: what a game
 /// needs beside the animation to play and tile the patch.
+///
+/// A file also holds the bake's quality figures, `metrics` (authoring data,
+/// as the bake's report has them; required before format 3, optional since);
+/// reading skips them, so that a loaded tile keeps no figure it never uses.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct SceneExtras {
@@ -676,8 +518,6 @@ pub struct SceneExtras {
     pub obstacles: Vec<Obstacle>,
     /// One record per agent, in [`BakedPatch::agents`] order.
     pub agents: Vec<AgentExtras>,
-    /// Quality figures of the bake.
-    pub metrics: Metrics,
     /// The character of a skeletal bake: joint names, feet, hips, and the
     /// gait convention at boundary points.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]

@@ -28,7 +28,7 @@
 //!
 //! ## Example
 //! ```
-//! use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Metrics, PatchHeader, PathKey, Sides};
+//! use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, PatchHeader, PathKey, Sides};
 //! use crowdpatch_runtime::{Placement, Poses, Tile, FORMAT_VERSION};
 //!
 //! let walker = BakedAgent {
@@ -44,7 +44,7 @@
 //!     header: PatchHeader { name: "loop".into(), size: 16.0, period: 10.0,
 //!                           agent_radius: 0.3, comfort_speed: 1.33, seed: 0 },
 //!     patterns: Sides::default(),
-//!     obstacles: vec![], agents: vec![walker], metrics: Metrics::default(), skeletal: None,
+//!     obstacles: vec![], agents: vec![walker], skeletal: None,
 //! };
 //! let tile = Tile::from_baked(&patch);
 //! let mut poses = Poses::new(tile.instance_count());
@@ -72,8 +72,8 @@ pub mod world;
 
 pub use error::{LoadError, WorldError};
 pub use format::{
-    AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Metrics, Obstacle,
-    PatchHeader, PathKey, PointRef, SceneExtras, Side, Sides,
+    AgentExtras, AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, FORMAT_VERSION, Obstacle, PatchHeader,
+    PathKey, PointRef, SceneExtras, Side, Sides,
 };
 pub use joints::{InstanceJoints, JointCursors, JointPoses, JointSampler};
 #[cfg(feature = "glb")]

@@ -100,7 +100,8 @@ fn crowdpatch_record(root: &Root) -> Result<serde_json::Value, LoadError> {
         .ok_or_else(|| LoadError::NotCrowdpatch { reason: "its scene has no extras.crowdpatch record".into() })?;
     match record.get("format").and_then(serde_json::Value::as_u64) {
         // Format 1 is format 2 without a first instance showing the last
-        // window: read alike.
+        // window; format 2 is format 3 with its metrics required (they are
+        // skipped): all read alike.
         Some(v) if (1..=u64::from(FORMAT_VERSION)).contains(&v) => Ok(record.clone()),
         Some(found) => Err(LoadError::UnsupportedVersion { found, supported: FORMAT_VERSION }),
         None => Err(LoadError::extras("format", "is missing or not a whole number")),
@@ -513,5 +514,46 @@ mod tests {
             assert!(crate::format::wrap_angle(f64::from(back - h)).abs() < 1e-5, "{h} {back}");
         }
         assert_eq!(heading_of_rotation([0.0; 4]), None);
+    }
+
+    /// A file's `extras.crowdpatch` record of `format`, with or without the
+    /// bake's figures.
+    fn record(format: u32, metrics: bool) -> serde_json::Value {
+        let pattern = serde_json::json!({ "entries": [], "exits": [] });
+        let mut r = serde_json::json!({
+            "format": format, "name": "t", "size": 16.0, "period": 10.0, "agent_radius": 0.3,
+            "comfort_speed": 1.33, "seed": 7, "obstacles": [],
+            "patterns": { "south": pattern, "east": pattern, "north": pattern, "west": pattern },
+            "agents": [{ "kind": { "endogenous": { "index": 0 } }, "interval": [2.0, 12.0], "first_instance": 0,
+                         "nodes": [0, 1] }],
+        });
+        if metrics {
+            r["metrics"] = serde_json::json!({
+                "min_separation": null, "coverage": 0.25, "foot_skate": null,
+                "speed": { "mean": 1.25, "p5": 0.5, "p95": 1.5, "max": 2.0, "mean_comfort_deviation": 0.1 },
+                "realism": { "reference": "pooled", "speed_ks": 0.5 },
+            });
+        }
+        r
+    }
+
+    #[test]
+    fn records_of_formats_1_to_3_read_alike_with_or_without_metrics() {
+        let read = |r: serde_json::Value| {
+            let json =
+                serde_json::json!({ "asset": { "version": "2.0" }, "scenes": [{ "extras": { "crowdpatch": r } }] });
+            let root = glb::root(json.to_string().as_bytes()).unwrap();
+            crowdpatch_record(&root).and_then(|v| parse_extras(&v))
+        };
+        let current = read(record(FORMAT_VERSION, false)).unwrap();
+        assert_eq!(current.format, 3);
+        assert_eq!(current.agents[0].nodes, [0, 1]);
+        for (format, metrics) in [(1, true), (2, true), (3, true), (2, false)] {
+            let extras = read(record(format, metrics)).unwrap_or_else(|e| panic!("format {format}: {e}"));
+            assert_eq!(extras.format, format);
+            assert_eq!(SceneExtras { format: FORMAT_VERSION, ..extras }, current, "format {format}");
+        }
+        let e = read(record(4, true)).unwrap_err();
+        assert_eq!(e, LoadError::UnsupportedVersion { found: 4, supported: 3 });
     }
 }

@@ -5,7 +5,7 @@
 //! position, heading, gait cycles) in one structure-of-arrays store, its
 //! visibility interval, and optionally the joint clip of its skeleton. The
 //! baked record (`extras.crowdpatch`: size, period, patterns with
-//! velocities, obstacles, agents, metrics) is kept beside it.
+//! velocities, obstacles, agents) is kept beside it.
 //!
 //! Sampling a tile at play time `t` evaluates every instance at
 //! `τ = t mod π` by a binary search (or a cursor, [`TileCursor`]) over its
@@ -579,7 +579,6 @@ impl Tile {
             patterns: patch.patterns.clone(),
             obstacles: patch.obstacles.clone(),
             agents,
-            metrics: patch.metrics.clone(),
             character: None,
         };
         // A skeletal bake's foot plants give the gait phase, as they do when
@@ -593,7 +592,7 @@ impl Tile {
     }
 
     /// The baked record: name, size, period, radius, patterns (with
-    /// velocities, patch frame), obstacles, agents, metrics.
+    /// velocities, patch frame), obstacles, agents.
     pub fn extras(&self) -> &SceneExtras {
         &self.extras
     }
@@ -831,7 +830,7 @@ pub struct TileCursor {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::format::{AgentKind, BakedAgent, Metrics, PatchHeader, PathKey, Sides};
+    use crate::format::{AgentKind, BakedAgent, PatchHeader, PathKey, Sides};
     use crate::pose::Poses;
 
     pub(crate) fn patch(agents: Vec<BakedAgent>) -> BakedPatch {
@@ -848,7 +847,6 @@ pub(crate) mod tests {
             patterns: Sides::default(),
             obstacles: vec![],
             agents,
-            metrics: Metrics::default(),
             skeletal: None,
         }
     }

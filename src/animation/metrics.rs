@@ -5,9 +5,10 @@
 
 use super::sampling::Trace;
 use crate::character::Character;
+use crate::figures::AnimationMetrics;
 use crate::footsteps::{landing_of, path_position};
 use crate::stats::{Quantile, mean, quantile};
-use crowdpatch_runtime::format::{AgentAnimation, AnimationMetrics, BakedAgent};
+use crowdpatch_runtime::format::{AgentAnimation, BakedAgent};
 
 fn percentile(v: &mut [f64], q: f64) -> f64 {
     quantile(v, q, Quantile::Nearest).unwrap_or(0.0)

@@ -44,10 +44,11 @@ pub use crate::character::{fk, ik};
 pub use sampling::Trace;
 pub use skeletal::Skeletal;
 
+use crate::figures::AnimationMetrics;
 use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, path_position, plan_agent};
 use crate::model::Patch;
 use crate::path::Agent;
-use crowdpatch_runtime::format::{AnimationMetrics, BakedAgent, BoundaryGait, Side, SkeletalAnimation};
+use crowdpatch_runtime::format::{BakedAgent, BoundaryGait, Side, SkeletalAnimation};
 
 /// The result of the footstep and animation stage.
 #[derive(Debug, Clone)]

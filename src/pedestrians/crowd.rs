@@ -16,8 +16,9 @@
 //!
 //! Percentiles are nearest-rank ([`crate::stats::Quantile::InvertedCdf`]).
 
+use crate::figures::{CrowdStats, Distribution};
 use crate::stats::{Quantile, quantile};
-use crowdpatch_runtime::format::{CrowdStats, Distribution, wrap_angle};
+use crowdpatch_runtime::format::wrap_angle;
 
 /// Slowest speed `[m/s]` of a displacement that defines a heading for the
 /// turn rate (below it a walker is standing or shuffling).

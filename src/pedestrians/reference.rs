@@ -15,7 +15,7 @@
 //!   `students003`, `uni_examples`.
 
 use super::crowd::{CrowdSamples, ks_distance, quantile_table};
-use crowdpatch_runtime::format::CrowdStats;
+use crate::figures::CrowdStats;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -9,11 +9,12 @@
 
 pub use crate::pedestrians::{crowd, reference};
 
+use crate::figures::{Distribution, RealismMetrics};
 use crate::model::Patch;
 use crate::path::{Agent, Path};
 use crate::pedestrians::crowd::{CrowdSamples, distribution};
 use crate::pedestrians::reference::Reference;
-use crowdpatch_runtime::format::{Distribution, RealismMetrics, wrap_angle};
+use crowdpatch_runtime::format::wrap_angle;
 
 /// Sampling interval of the crowd statistics `[s]`: the 0.4 s of the
 /// ETH/UCY annotations, so that the bake and the references are measured

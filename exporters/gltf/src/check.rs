@@ -2,7 +2,7 @@
 //! written without a panic, gives a valid file (every number finite in `f32`,
 //! animation times strictly increasing) and parses back to the same numbers.
 
-use crowdpatch_runtime::format::{BakedPatch, Metrics, Obstacle, Sides};
+use crowdpatch_runtime::format::{BakedPatch, Obstacle, Sides};
 use crowdpatch_runtime::{BakedPattern, FORMAT_VERSION};
 
 use crate::error::ExportError;
@@ -170,7 +170,7 @@ pub(crate) fn patch(patch: &BakedPatch) -> Result<(), ExportError> {
     if instances > MAX_INSTANCES {
         return Err(ExportError::TooManyInstances { count: instances, max: MAX_INSTANCES });
     }
-    metrics(&patch.metrics)
+    Ok(())
 }
 
 fn patterns(patterns: &Sides<BakedPattern>) -> Result<(), ExportError> {
@@ -218,37 +218,6 @@ fn obstacle(index: usize, obstacle: &Obstacle) -> Result<(), ExportError> {
                 )));
             }
         }
-    }
-    Ok(())
-}
-
-fn metrics(m: &Metrics) -> Result<(), ExportError> {
-    let optional = [
-        ("metrics.min_separation", m.min_separation),
-        ("metrics.obstacle_clearance", m.obstacle_clearance),
-        ("metrics.seam_clearance", m.seam_clearance),
-        ("metrics.foot_skate", m.foot_skate),
-    ];
-    for (path, value) in optional {
-        if let Some(v) = value {
-            finite(|| path.to_owned(), v)?;
-        }
-    }
-    let values = [
-        ("metrics.collisions.overlap_time", m.collisions.overlap_time),
-        ("metrics.boundary_error.position", m.boundary_error.position),
-        ("metrics.boundary_error.time", m.boundary_error.time),
-        ("metrics.speed.mean", m.speed.mean),
-        ("metrics.speed.p5", m.speed.p5),
-        ("metrics.speed.p95", m.speed.p95),
-        ("metrics.speed.max", m.speed.max),
-        ("metrics.speed.mean_comfort_deviation", m.speed.mean_comfort_deviation),
-        ("metrics.turn_rate.max", m.turn_rate.max),
-        ("metrics.turn_rate.p95", m.turn_rate.p95),
-        ("metrics.coverage", m.coverage),
-    ];
-    for (path, value) in values {
-        finite(|| path.to_owned(), value)?;
     }
     Ok(())
 }

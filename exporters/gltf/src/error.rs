@@ -56,12 +56,12 @@ pub enum ExportError {
         why: &'static str,
     },
 
-    /// A number that ends up in the file (a boundary point, a path key, a
-    /// metric) is NaN or infinite. glTF and JSON cannot hold it.
+    /// A number that ends up in the file (a boundary point, a path key) is
+    /// NaN or infinite. glTF and JSON cannot hold it.
     #[error("{path} = {value} is not finite: every number of a baked patch must be finite")]
     NonFinite {
         /// Where the number sits, e.g. `agents[2].keys[5].position[0]` or
-        /// `metrics.speed.mean`.
+        /// `patterns.east.entries[3].t`.
         path: String,
         /// The value given.
         value: f64,

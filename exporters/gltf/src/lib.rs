@@ -43,10 +43,12 @@
 //! - **`scene.extras.crowdpatch`**: a [`SceneExtras`] (format version, L, π,
 //!   r, comfort speed, seed, the four baked patterns with velocities,
 //!   obstacles, one [`AgentExtras`] per agent with its interval and the node
-//!   index of each instance, metrics). Read it back with
-//!   `serde_json::from_str::<SceneExtras>`; to get every `f64` back
-//!   bit for bit, the reader's `serde_json` needs its `float_roundtrip`
-//!   feature (its default parser may be one ulp off).
+//!   index of each instance), and beside its fields, after `agents`, the
+//!   bake's quality figures `metrics` as the caller gives them (authoring
+//!   data, which the runtime does not read; absent when none are given).
+//!   Read it back with `serde_json::from_str::<SceneExtras>`; to get every
+//!   `f64` back bit for bit, the reader's `serde_json` needs its
+//!   `float_roundtrip` feature (its default parser may be one ulp off).
 //!
 //! The output is a pure function of the input: the same patch and options
 //! give the same bytes.
@@ -54,7 +56,7 @@
 //! ## Example
 //! ```
 //! use crowdpatch_gltf::{GlbOptions, write_glb};
-//! use crowdpatch_runtime::format::{BakedPatch, Metrics, PatchHeader, Sides};
+//! use crowdpatch_runtime::format::{BakedPatch, PatchHeader, Sides};
 //! use crowdpatch_runtime::FORMAT_VERSION;
 //!
 //! let patch = BakedPatch {
@@ -70,10 +72,11 @@
 //!     patterns: Sides::default(),
 //!     obstacles: vec![],
 //!     agents: vec![],
-//!     metrics: Metrics::default(),
 //!     skeletal: None,
 //! };
-//! let glb = write_glb(&patch, &GlbOptions::default())?;
+//! // The bake's figures, written as given into `extras.crowdpatch.metrics`.
+//! let metrics = serde_json::json!({ "coverage": 0.0 });
+//! let glb = write_glb(&patch, Some(&metrics), &GlbOptions::default())?;
 //! assert_eq!(&glb[..4], b"glTF");
 //!
 //! // Every tile has the animation `loop`, one period long.
@@ -123,19 +126,21 @@ const AGENT_COLOUR: [f32; 3] = [0.80, 0.35, 0.10];
 const OBSTACLE_COLOUR: [f32; 3] = [0.35, 0.36, 0.40];
 const GROUND_COLOUR: [f32; 3] = [0.55, 0.60, 0.50];
 
-/// Writes `patch` as a GLB (glTF 2.0 binary); see the [crate] documentation
-/// for what the file holds.
+/// Writes `patch` as a GLB (glTF 2.0 binary), with `metrics` (the bake's
+/// quality figures, as JSON: `crowdpatch::metrics::Metrics::to_json`) as
+/// `extras.crowdpatch.metrics`, or no metrics when `None`; see the [crate]
+/// documentation for what the file holds.
 ///
 /// Deterministic: the same input gives the same bytes. Time and memory are
 /// linear in the total number of path keys times instances, plus the
-/// obstacles' vertices.
+/// obstacles' vertices and the size of `metrics`.
 ///
 /// # Errors
 /// Checks the whole input first and returns an [`ExportError`] naming the
 /// first problem: a format version other than [`FORMAT_VERSION`]; a size or
 /// agent radius not in `(0, 1e6]` m, a period not in `[0.001, 1e6]` s, a
 /// comfort speed not finite and positive; any non-finite number (path key,
-/// boundary point, metric; the error holds its path), a coordinate beyond
+/// boundary point; the error holds its path), a coordinate beyond
 /// ±[`MAX_COORDINATE`] or a heading beyond ±10⁶ rad; an agent with fewer than
 /// two keys or with times that do not strictly increase; a path spanning more
 /// than [`MAX_INSTANCES_PER_AGENT`] periods, or more than [`MAX_INSTANCES`]
@@ -145,18 +150,27 @@ const GROUND_COLOUR: [f32; 3] = [0.55, 0.60, 0.50];
 ///
 /// # Panics
 /// Never, for any input.
-pub fn write_glb(patch: &BakedPatch, options: &GlbOptions) -> Result<Vec<u8>, ExportError> {
-    write_glb_with_stats(patch, options).map(|(glb, _)| glb)
+pub fn write_glb(
+    patch: &BakedPatch,
+    metrics: Option<&serde_json::Value>,
+    options: &GlbOptions,
+) -> Result<Vec<u8>, ExportError> {
+    write_glb_with_stats(patch, metrics, options).map(|(glb, _)| glb)
 }
 
 /// [`write_glb`], with the figures of the skeletal joint tracks it wrote
-/// (all zero for a patch without skeletal animation); they are also written
-/// into `extras.crowdpatch.metrics.animation` (`joint_keys`,
-/// `key_position_error`, `key_rotation_error`, `key_contact_error`).
+/// (all zero for a patch without skeletal animation); where `metrics` holds
+/// an object `animation` (a skeletal bake's), they are also written into it:
+/// `extras.crowdpatch.metrics.animation`'s `joint_keys`,
+/// `key_position_error`, `key_rotation_error` and `key_contact_error`.
 ///
 /// # Errors
 /// As [`write_glb`].
-pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<(Vec<u8>, TrackStats), ExportError> {
+pub fn write_glb_with_stats(
+    patch: &BakedPatch,
+    metrics: Option<&serde_json::Value>,
+    options: &GlbOptions,
+) -> Result<(Vec<u8>, TrackStats), ExportError> {
     check::options(options)?;
     check::patch(patch)?;
     if let Some(sk) = &patch.skeletal {
@@ -177,12 +191,12 @@ pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<
     if let Some(tol) = &options.key_tolerance {
         check::key_errors(&stats, tol)?;
     }
-    let mut metrics = patch.metrics.clone();
-    if let Some(a) = metrics.animation.as_mut() {
-        a.joint_keys = stats.keys;
-        a.key_position_error = stats.position_error;
-        a.key_rotation_error = stats.rotation_error;
-        a.key_contact_error = stats.contact_error;
+    let mut metrics = metrics.cloned();
+    if let Some(a) = metrics.as_mut().and_then(|m| m.get_mut("animation")).and_then(|a| a.as_object_mut()) {
+        a.insert("joint_keys".to_owned(), stats.keys.into());
+        a.insert("key_position_error".to_owned(), stats.position_error.into());
+        a.insert("key_rotation_error".to_owned(), stats.rotation_error.into());
+        a.insert("key_contact_error".to_owned(), stats.contact_error.into());
     }
     obstacle_nodes(&mut b, patch, options, &mut roots)?;
     if options.ground {
@@ -202,12 +216,11 @@ pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<
         patterns: patch.patterns.clone(),
         obstacles: patch.obstacles.clone(),
         agents,
-        metrics,
         character: patch.skeletal.as_ref().map(|sk| skeletal::character_extras(sk)),
     };
     let scene = b.root.push(json::Scene {
         extensions: None,
-        extras: Some(scene_extras(&extras)?),
+        extras: Some(scene_extras(&extras, metrics)?),
         name: Some(patch.header.name.clone()).filter(|n| !n.is_empty()),
         nodes: roots,
     });
@@ -215,11 +228,28 @@ pub fn write_glb_with_stats(patch: &BakedPatch, options: &GlbOptions) -> Result<
     Ok((b.finish()?, stats))
 }
 
-/// `{"crowdpatch": extras}` as raw JSON.
-fn scene_extras(extras: &SceneExtras) -> Result<Box<serde_json::value::RawValue>, ExportError> {
+/// `{"crowdpatch": extras}` as raw JSON, with `metrics` (when given) among
+/// the fields of `extras` right after `agents`, where format 2 had them.
+fn scene_extras(
+    extras: &SceneExtras,
+    mut metrics: Option<serde_json::Value>,
+) -> Result<Box<serde_json::value::RawValue>, ExportError> {
     let json = |source| ExportError::Json { source };
+    let mut record = serde_json::to_value(extras).map_err(json)?;
+    if let Some(fields) = record.as_object_mut() {
+        for (key, value) in std::mem::take(fields) {
+            let after = key == "agents";
+            fields.insert(key, value);
+            if after && let Some(m) = metrics.take() {
+                fields.insert("metrics".to_owned(), m);
+            }
+        }
+        if let Some(m) = metrics {
+            fields.insert("metrics".to_owned(), m);
+        }
+    }
     let mut map = serde_json::Map::new();
-    map.insert(EXTRAS_KEY.to_owned(), serde_json::to_value(extras).map_err(json)?);
+    map.insert(EXTRAS_KEY.to_owned(), record);
     serde_json::value::to_raw_value(&map).map_err(json)
 }
 

@@ -95,10 +95,15 @@ impl ReadBack {
     }
 
     fn extras(&self) -> SceneExtras {
+        serde_json::from_value(self.record()).expect("extras.crowdpatch is a SceneExtras")
+    }
+
+    /// `extras.crowdpatch` as JSON.
+    fn record(&self) -> serde_json::Value {
         let scene = self.doc.default_scene().expect("a default scene");
         let raw = scene.extras().as_ref().expect("scene extras");
         let value: serde_json::Value = serde_json::from_str(raw.get()).unwrap();
-        serde_json::from_value(value[EXTRAS_KEY].clone()).expect("extras.crowdpatch is a SceneExtras")
+        value[EXTRAS_KEY].clone()
     }
 
     fn animation(&self) -> gltf::Animation<'_> {
@@ -148,7 +153,6 @@ fn expected_extras(patch: &BakedPatch, agents: Vec<AgentExtras>) -> SceneExtras 
         patterns: patch.patterns.clone(),
         obstacles: patch.obstacles.clone(),
         agents,
-        metrics: patch.metrics.clone(),
         character: None,
     }
 }
@@ -318,7 +322,7 @@ fn assert_the_static_pose_is_the_first_key(nodes: &[gltf::Node<'_>], tracks: &BT
 }
 
 fn write(patch: &BakedPatch) -> Vec<u8> {
-    write_glb(patch, &GlbOptions::default()).expect("the patch is valid")
+    write_glb(patch, Some(&common::metrics()), &GlbOptions::default()).expect("the patch is valid")
 }
 
 #[test]
@@ -353,6 +357,43 @@ fn full_patch_plays_like_its_paths() {
     let bb = agent.primitives().next().unwrap().bounding_box();
     assert_eq!((bb.min[1], bb.max[1]), (0.0, 1.75));
     assert!((bb.max[0] - 0.3).abs() < 1e-6 && bb.max[2] > 0.3, "a nose on +Z: {bb:?}");
+}
+
+/// `v` with every number as an `f64` (the file writes whole numbers without
+/// a fraction).
+fn as_f64(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().into(),
+        serde_json::Value::Array(a) => a.iter().map(as_f64).collect(),
+        serde_json::Value::Object(o) => o.iter().map(|(k, x)| (k.clone(), as_f64(x))).collect(),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn metrics_are_written_as_given_with_the_written_tracks_figures() {
+    let patch = common::full();
+    let given = common::metrics();
+    let with = ReadBack::new(&write(&patch)).record();
+    // The figures as given, but for the exporter's own figures of the joint
+    // tracks it wrote (none: the patch has no skeleton).
+    let mut expected = given.clone();
+    for key in ["joint_keys", "key_position_error", "key_rotation_error", "key_contact_error"] {
+        assert_ne!(given["animation"][key], 0.0, "{key}");
+        expected["animation"][key] = 0.into();
+    }
+    assert_eq!(as_f64(&with["metrics"]), as_f64(&expected));
+    // Figures without `animation` get none.
+    let plain = serde_json::json!({ "coverage": 0.5, "speed": { "mean": 1.25 } });
+    let glb = write_glb(&patch, Some(&plain), &GlbOptions::default()).unwrap();
+    assert_eq!(as_f64(&ReadBack::new(&glb).record()["metrics"]), as_f64(&plain));
+    // Without figures the record has no `metrics`, and is otherwise the same.
+    let without = ReadBack::new(&write_glb(&patch, None, &GlbOptions::default()).unwrap()).record();
+    assert!(without.get("metrics").is_none(), "{without}");
+    let mut stripped = with.clone();
+    stripped.as_object_mut().unwrap().remove("metrics");
+    assert_eq!(stripped, without);
+    assert_eq!(without["format"], crowdpatch_runtime::FORMAT_VERSION);
 }
 
 #[test]
@@ -393,7 +434,7 @@ fn patch_without_agents_keeps_a_loop_of_one_period() {
 fn empty_patch_without_ground_still_has_a_scene_and_a_loop() {
     let patch = common::empty();
     let options = GlbOptions { ground: false, ..GlbOptions::default() };
-    let glb = write_glb(&patch, &options).unwrap();
+    let glb = write_glb(&patch, None, &options).unwrap();
     assert_plays_like_the_patch(&patch, &glb);
     let rb = ReadBack::new(&glb);
     // One placeholder node carries the scene and the loop.
@@ -424,7 +465,7 @@ fn options_shape_the_meshes() {
         circle_segments: 48,
         ..GlbOptions::default()
     };
-    let rb = ReadBack::new(&write_glb(&patch, &options).unwrap());
+    let rb = ReadBack::new(&write_glb(&patch, None, &options).unwrap());
     assert!(rb.doc.nodes().all(|n| n.name() != Some("ground")));
     let circle = rb.doc.meshes().find(|m| m.name() == Some("obstacle 1")).unwrap();
     let prim = circle.primitives().next().unwrap();
@@ -437,7 +478,7 @@ fn options_shape_the_meshes() {
 
 /// Asserts that writing `patch` fails with an error matching `expected`.
 fn assert_rejects(patch: &BakedPatch, options: &GlbOptions, expected: impl Fn(&ExportError) -> bool) {
-    match write_glb(patch, options) {
+    match write_glb(patch, None, options) {
         Ok(_) => panic!("accepted a bad patch"),
         Err(e) => assert!(expected(&e), "unexpected error: {e} ({e:?})"),
     }
@@ -457,7 +498,7 @@ fn bad_input_is_an_error_not_a_panic() {
     assert_rejects(&p, &ok, |e| matches!(e, ExportError::TooFewKeys { agent: 1, count: 0 }));
     let p = with(&|p| p.agents[2].keys.truncate(1));
     assert_rejects(&p, &ok, |e| matches!(e, ExportError::TooFewKeys { agent: 2, count: 1 }));
-    assert!(write_glb(&p, &ok).unwrap_err().to_string().contains("agent 2"));
+    assert!(write_glb(&p, None, &ok).unwrap_err().to_string().contains("agent 2"));
     let p = with(&|p| p.agents[0].keys[3].position[1] = f64::NAN);
     assert_rejects(
         &p,
@@ -480,7 +521,7 @@ fn bad_input_is_an_error_not_a_panic() {
     });
     assert_rejects(&p, &ok, |e| matches!(e, ExportError::PathTooLong { agent: 1, .. }));
 
-    // Patch parameters, boundary points, metrics.
+    // Patch parameters, boundary points.
     for (field, f) in [
         ("period", (|p: &mut BakedPatch| p.header.period = 0.0) as fn(&mut BakedPatch)),
         ("size", |p| p.header.size = f64::NAN),
@@ -497,10 +538,6 @@ fn bad_input_is_an_error_not_a_panic() {
         &ok,
         |e| matches!(e, ExportError::NonFinite { path, .. } if path == "patterns.west.exits[1].velocity[0]"),
     );
-    let p = with(&|p| p.metrics.speed.mean = f64::NAN);
-    assert_rejects(&p, &ok, |e| matches!(e, ExportError::NonFinite { path, .. } if path == "metrics.speed.mean"));
-    let p = with(&|p| p.metrics.min_separation = Some(f64::INFINITY));
-    assert_rejects(&p, &ok, |e| matches!(e, ExportError::NonFinite { .. }));
 
     // Obstacles.
     for bad in [
@@ -672,7 +709,7 @@ fn random_patches_never_panic() {
             }
         }
         let options = GlbOptions { ground: rng.below(2) == 0, ..GlbOptions::default() };
-        let Ok(glb) = write_glb(&p, &options) else {
+        let Ok(glb) = write_glb(&p, None, &options) else {
             rejected += 1;
             continue;
         };

@@ -50,7 +50,7 @@ fn khronos_validator_reports_no_issue() {
     let mut files = Vec::new();
     for (name, patch, options) in &cases {
         let path = out_dir.join(format!("{name}.glb"));
-        std::fs::write(&path, write_glb(patch, options).unwrap()).unwrap();
+        std::fs::write(&path, write_glb(patch, Some(&common::metrics()), options).unwrap()).unwrap();
         files.push(path);
     }
 

@@ -3,8 +3,7 @@
 
 use crowdpatch_runtime::FORMAT_VERSION;
 use crowdpatch_runtime::format::{
-    AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, Metrics, Obstacle, PatchHeader, PathKey, PointRef,
-    Side, Sides,
+    AgentKind, BakedAgent, BakedPatch, BakedPattern, BakedPoint, Obstacle, PatchHeader, PathKey, PointRef, Side, Sides,
 };
 
 pub const SIZE: f64 = 16.0;
@@ -76,20 +75,23 @@ fn point(s: f64, t: f64, velocity: [f64; 2]) -> BakedPoint {
     BakedPoint { s, t, velocity, gait: None }
 }
 
-pub fn metrics() -> Metrics {
-    let mut m = Metrics {
-        min_separation: Some(1.25),
-        obstacle_clearance: Some(0.5),
-        seam_clearance: None,
-        coverage: 0.25,
-        foot_skate: None,
-        ..Metrics::default()
-    };
-    m.speed.mean = 1.25;
-    m.speed.max = 2.5;
-    m.turn_rate.max = 0.75;
-    m.boundary_error.position = 0.001;
-    m
+/// Quality figures as a bake writes them (`extras.crowdpatch.metrics`),
+/// with the keys a skeletal bake's `animation` holds for the exporter's
+/// track figures.
+pub fn metrics() -> serde_json::Value {
+    serde_json::json!({
+        "min_separation": 1.25,
+        "obstacle_clearance": 0.5,
+        "seam_clearance": null,
+        "collisions": { "count": 0, "overlap_time": 0.0 },
+        "boundary_error": { "position": 0.001, "time": 0.0 },
+        "speed": { "mean": 1.25, "p5": 0.0, "p95": 0.0, "max": 2.5, "mean_comfort_deviation": 0.0 },
+        "turn_rate": { "max": 0.75, "p95": 0.0 },
+        "coverage": 0.25,
+        "foot_skate": null,
+        "animation": { "character": "hand-built", "footsteps": 0, "joint_keys": 7, "key_position_error": 0.5,
+                       "key_rotation_error": 0.5, "key_contact_error": 0.5 },
+    })
 }
 
 /// The L-shaped concave polygon (clockwise) and the circle of the tests.
@@ -114,7 +116,6 @@ pub fn base(name: &str) -> BakedPatch {
         patterns: Sides::default(),
         obstacles: vec![],
         agents: vec![],
-        metrics: Metrics::default(),
         skeletal: None,
     }
 }
@@ -133,7 +134,6 @@ pub fn full() -> BakedPatch {
     };
     p.obstacles = obstacles();
     p.agents = vec![long_walker(), crosser(), looper()];
-    p.metrics = metrics();
     p
 }
 
@@ -148,7 +148,6 @@ pub fn loop_only() -> BakedPatch {
 pub fn no_agents() -> BakedPatch {
     let mut p = base("no agents");
     p.obstacles = obstacles();
-    p.metrics = metrics();
     p
 }
 
