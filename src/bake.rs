@@ -369,29 +369,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     let _ = (options, &mut metrics, &mut notes);
     #[cfg(feature = "skeletal")]
     let skeletal = match &options.skeletal {
-        Some(sk) => {
-            if observer.cancelled() {
-                return Err(BakeError::Cancelled);
-            }
-            observer.stage(Stage::Animation);
-            let baked: Vec<crowdpatch_runtime::format::BakedAgent> =
-                agents.iter().map(|a| crate::baked::baked_agent(a, patch.header.period)).collect();
-            let out = crate::animation::animate_with(patch, &agents, &baked, sk, &mut |done, total| {
-                observer.progress(done, total)
-            });
-            timings.footsteps_ms = out.planning_ms;
-            timings.animation_ms = out.synthesis_ms;
-            let span: f64 = baked.iter().map(|b| b.end() - b.start()).sum();
-            timings.walker_periods = span / patch.header.period;
-            if timings.walker_periods > 0.0 {
-                timings.animation_ms_per_walker_period = out.synthesis_ms / timings.walker_periods;
-                timings.footsteps_ms_per_walker_period = out.planning_ms / timings.walker_periods;
-            }
-            metrics.foot_skate = Some(out.metrics.foot_skate);
-            metrics.animation = Some(out.metrics.clone());
-            notes.extend(out.notes.iter().cloned());
-            Some(out)
-        }
+        Some(sk) => Some(animate_stage(patch, &agents, sk, observer, &mut timings, &mut metrics, &mut notes)?),
         None => None,
     };
     timings.total_ms = ms(start);
@@ -411,4 +389,41 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         #[cfg(feature = "skeletal")]
         skeletal,
     })
+}
+
+/// Stage 5 of [`bake_with`]: footstep planning and skeletal animation of the
+/// final paths with `sk`, its timings, metrics and notes added to the bake's.
+///
+/// # Errors
+/// [`BakeError::Cancelled`] when the observer cancels before it starts.
+#[cfg(feature = "skeletal")]
+fn animate_stage(
+    patch: &Patch,
+    agents: &[Agent],
+    sk: &crate::animation::Skeletal,
+    observer: &mut dyn BakeObserver,
+    timings: &mut Timings,
+    metrics: &mut Metrics,
+    notes: &mut Vec<String>,
+) -> Result<crate::animation::SkeletalOutcome, BakeError> {
+    if observer.cancelled() {
+        return Err(BakeError::Cancelled);
+    }
+    observer.stage(Stage::Animation);
+    let baked: Vec<crowdpatch_runtime::format::BakedAgent> =
+        agents.iter().map(|a| crate::baked::baked_agent(a, patch.header.period)).collect();
+    let out =
+        crate::animation::animate_with(patch, agents, &baked, sk, &mut |done, total| observer.progress(done, total));
+    timings.footsteps_ms = out.planning_ms;
+    timings.animation_ms = out.synthesis_ms;
+    let span: f64 = baked.iter().map(|b| b.end() - b.start()).sum();
+    timings.walker_periods = span / patch.header.period;
+    if timings.walker_periods > 0.0 {
+        timings.animation_ms_per_walker_period = out.synthesis_ms / timings.walker_periods;
+        timings.footsteps_ms_per_walker_period = out.planning_ms / timings.walker_periods;
+    }
+    metrics.foot_skate = Some(out.metrics.foot_skate);
+    metrics.animation = Some(out.metrics.clone());
+    notes.extend(out.notes.iter().cloned());
+    Ok(out)
 }
