@@ -152,7 +152,7 @@ pub fn remove_collisions(
             }
             // The greedy pass stalls: solve the worst cluster jointly.
             next_resolve += stall_budget(agents.len());
-            let cluster = cluster(&matrix, MAX_CLUSTER);
+            let (cluster, windows) = cluster(&matrix, MAX_CLUSTER);
             lp_rounds += refine::refine(
                 agents,
                 &reference,
@@ -160,7 +160,7 @@ pub fn remove_collisions(
                 obstacles,
                 ghosts,
                 params,
-                &RefineSettings::resolve(),
+                &RefineSettings { windows, ..RefineSettings::resolve() },
                 &mut matrix,
                 3,
             );
@@ -304,20 +304,41 @@ fn stall_budget(n: usize) -> usize {
 /// Largest number of agents solved jointly when the greedy pass stalls.
 pub const MAX_CLUSTER: usize = 8;
 
-/// The agents of the worst remaining collisions, at most `max`.
-fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> Vec<usize> {
+/// Half-width `[s]` of the window of control points a joint resolution
+/// moves around each collision of the cluster (the bumps' reach,
+/// [`BUMP_HALF_WIDTH`], and as much again): the linear program stays small
+/// however long the walks (walkers at human pace with waits cross a patch
+/// in several periods, with 40 control points or more each).
+pub const RESOLVE_HALF_WINDOW: f64 = 2.0;
+
+/// The agents of the worst remaining collisions, at most `max`, and the
+/// windows `(agent, from, to)` around the times of their collisions
+/// ([`RESOLVE_HALF_WINDOW`], the agents' own times) in which they move.
+fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> (Vec<usize>, Vec<(usize, f64, f64)>) {
     let mut near = matrix.near(0.0);
     near.sort_by(|a, b| a.2.gap.total_cmp(&b.2.gap));
     let mut out: Vec<usize> = Vec::new();
-    for (i, other, _) in near {
-        for a in [Some(i), if let Other::Agent(j) = other { Some(j) } else { None }].into_iter().flatten() {
-            if !out.contains(&a) && out.len() < max {
+    let mut windows: Vec<(usize, f64, f64)> = Vec::new();
+    let h = RESOLVE_HALF_WINDOW;
+    for (i, other, cell) in near {
+        let ap = cell.approach;
+        let j = if let Other::Agent(j) = other { Some(j) } else { None };
+        let movers: Vec<(usize, f64)> =
+            [(Some(i), ap.t_a), (j, ap.t_b)].into_iter().filter_map(|(a, t)| a.map(|a| (a, t))).collect();
+        // A collision joins when all its agents fit.
+        let new = movers.iter().filter(|m| !out.contains(&m.0)).count();
+        if out.len() + new > max {
+            continue;
+        }
+        for (a, t) in movers {
+            if !out.contains(&a) {
                 out.push(a);
             }
+            windows.push((a, t - h, t + h));
         }
     }
     out.sort_unstable();
-    out
+    (out, windows)
 }
 
 /// A collision-free path is polished where a turn's lateral acceleration
