@@ -335,6 +335,13 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
         }
     }
     timings.collision_removal_ms = ms(t);
+    if !collision.hurried.is_empty() {
+        notes.push(format!(
+            "agents {:?} run briefly (up to {} × the comfort speed) where walking left them colliding",
+            collision.hurried,
+            crate::collision::default::SPRINT_SPEED_FACTORS.1
+        ));
+    }
     notes.extend(
         collision.infeasible.iter().map(|c| format!("proven infeasible: {}", c.describe(patch.header.agent_radius))),
     );

@@ -378,6 +378,46 @@ pub struct SolverSummary {
     pub solve_ms_median_at_n_max: f64,
     /// Median whole-bake time at the largest n `[ms]`.
     pub bake_ms_median_at_n_max: f64,
+    /// Per number of pairs, in increasing n: how the cost grows.
+    pub per_n: Vec<PerN>,
+}
+
+/// One solver's results at one number of pairs (a line of the growth of
+/// cost that every run of the protocol shows).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PerN {
+    /// Entry/exit pairs.
+    pub n: usize,
+    /// Patches baked.
+    pub patches: usize,
+    /// Collision-free results or patches proven infeasible.
+    pub converged_or_infeasible: usize,
+    /// Mean collision-removal time `[ms]`.
+    pub solve_ms_mean: f64,
+    /// Largest collision-removal time `[ms]`.
+    pub solve_ms_max: f64,
+    /// Mean whole-bake time `[ms]`.
+    pub bake_ms_mean: f64,
+}
+
+impl SolverSummary {
+    /// The growth of cost as text: `n: mean / max solve [ms]` every 5 n
+    /// (and the last), and the total collision-removal time.
+    pub fn per_n_text(&self) -> String {
+        let last = self.per_n.last().map(|p| p.n);
+        let cells: Vec<String> = self
+            .per_n
+            .iter()
+            .filter(|p| p.n % 5 == 0 || Some(p.n) == last)
+            .map(|p| format!("n{} {:.0}/{:.0}", p.n, p.solve_ms_mean, p.solve_ms_max))
+            .collect();
+        format!(
+            "{} solve ms per patch, mean/max: {}; total {:.1} s",
+            self.solver.name(),
+            cells.join(", "),
+            self.solve_ms.total / 1000.0
+        )
+    }
 }
 
 /// A solver against the paper's Algorithm 2 on the same patches.
@@ -438,6 +478,20 @@ pub fn summarise(protocol: &Protocol, solvers: &[SolverKind], rows: &[CaseResult
                 quality: Quality::of(of(s).filter(|r| r.converged)),
                 solve_ms_median_at_n_max: median_at(s, &|r| r.solve_ms),
                 bake_ms_median_at_n_max: median_at(s, &|r| r.bake_ms),
+                per_n: (protocol.n_min..=protocol.n_max)
+                    .filter_map(|n| {
+                        let at: Vec<&CaseResult> = of(s).filter(|r| r.n == n).collect();
+                        let solve = Percentiles::of(at.iter().map(|r| r.solve_ms));
+                        (!at.is_empty()).then(|| PerN {
+                            n,
+                            patches: at.len(),
+                            converged_or_infeasible: at.iter().filter(|r| r.converged || r.infeasible).count(),
+                            solve_ms_mean: solve.mean,
+                            solve_ms_max: solve.max,
+                            bake_ms_mean: Percentiles::of(at.iter().map(|r| r.bake_ms)).mean,
+                        })
+                    })
+                    .collect(),
             }
         })
         .collect::<Vec<_>>();

@@ -160,6 +160,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 
     if !args.work.quiet {
         println!("{}", table(&summary));
+        for v in &summary.solvers {
+            println!("{}", v.per_n_text());
+        }
         println!(
             "{} patches × {} solver(s) in {wall_s:.1} s on {threads} thread(s); load average {} → {}",
             protocol.cases().len(),

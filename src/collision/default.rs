@@ -79,6 +79,19 @@ pub const FRANTIC_SPEED_FACTORS: (f64, f64) = (1.5, 2.0);
 /// Pushes of one pair after which its moves may run
 /// ([`FRANTIC_SPEED_FACTORS`]).
 pub const FRANTIC: u32 = 24;
+/// The speed limits of a stubborn pair (pushed [`DESPERATE`] times or
+/// more) once the whole loop has stalled [`STALLED_RESOLVES`] times: a
+/// short run (2.5 u_cft = 3.3 m/s) rather than a collision, for the
+/// walkers of the few pairs (often two walkers crossing at a corner of the
+/// patch, a fraction of a second apart) that no walk separates. The
+/// outcome names them ([`CollisionOutcome::hurried`]).
+pub const SPRINT_SPEED_FACTORS: (f64, f64) = (2.0, 2.5);
+/// Resolutions in a row that leave the number of collisions and the
+/// worst of them no better (by [`STALL_GAIN`]) before the stubborn pairs
+/// may run, and as many again before the loop gives up.
+pub const STALLED_RESOLVES: usize = 3;
+/// Gain of the worst gap `[m]` that counts as progress.
+pub const STALL_GAIN: f64 = 1e-3;
 /// Pushes of one pair after which its moves get narrow and reach the stubs.
 pub const STUBBORN: u32 = 4;
 /// Below this speed `[m/s]` at its closest approach an agent stands still,
@@ -120,6 +133,7 @@ pub fn remove_collisions(
             cancelled: false,
             lp_rounds: 0,
             infeasible,
+            hurried: vec![],
         };
     }
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
@@ -136,6 +150,14 @@ pub fn remove_collisions(
     let mut iterations = 0;
     let mut hits: std::collections::BTreeMap<(usize, Other), u32> = std::collections::BTreeMap::new();
     let mut cancelled = false;
+    // Stalls: resolutions after which neither the number of collisions nor
+    // the worst of them got better; after STALLED_RESOLVES the stubborn
+    // pairs may run (SPRINT_SPEED_FACTORS), after as many more the loop
+    // gives up.
+    let mut best: Option<(usize, f64)> = None;
+    let mut stalls = 0;
+    let mut sprint = false;
+    let mut hurried: Vec<usize> = Vec::new();
     while let Some((i, other, cell)) = matrix.worst_entry() {
         if cell.gap >= 0.0 || iterations >= params.max_iterations {
             break;
@@ -147,12 +169,27 @@ pub fn remove_collisions(
         if iterations >= next_resolve {
             // A stall within the margin band (every pair at least 2r apart,
             // some short of 2r + margin) is already a solution.
-            if matrix.contacts().is_empty() {
+            let contacts = matrix.contacts().len();
+            if contacts == 0 {
                 break;
+            }
+            let state = (contacts, cell.gap);
+            if best.is_none_or(|b| state.0 < b.0 || state.1 > b.1 + STALL_GAIN) {
+                best = Some(best.map_or(state, |b| (b.0.min(state.0), b.1.max(state.1))));
+                stalls = 0;
+            } else {
+                stalls += 1;
+                if stalls >= STALLED_RESOLVES {
+                    if sprint {
+                        break;
+                    }
+                    sprint = true;
+                    stalls = 0;
+                }
             }
             // The greedy pass stalls: solve the worst cluster jointly.
             next_resolve += stall_budget(agents.len());
-            let cluster = cluster(&matrix, MAX_CLUSTER);
+            let (cluster, windows) = cluster(&matrix, MAX_CLUSTER);
             lp_rounds += refine::refine(
                 agents,
                 &reference,
@@ -160,7 +197,7 @@ pub fn remove_collisions(
                 obstacles,
                 ghosts,
                 params,
-                &RefineSettings::resolve(),
+                &RefineSettings { windows, ..RefineSettings::resolve() },
                 &mut matrix,
                 3,
             );
@@ -181,7 +218,14 @@ pub fn remove_collisions(
             let count = hits.entry((i, other)).or_insert(0u32);
             *count += 1;
             let count = *count;
-            for (a, w) in push(agents, i, other, &cell, params, &mut rng, count) {
+            if sprint && count >= DESPERATE {
+                for a in [Some(i), if let Other::Agent(j) = other { Some(j) } else { None }].into_iter().flatten() {
+                    if !hurried.contains(&a) {
+                        hurried.push(a);
+                    }
+                }
+            }
+            for (a, w) in push(agents, i, other, &cell, params, &mut rng, count, sprint) {
                 match touched.iter_mut().find(|t| t.0 == a) {
                     Some(t) => t.1 = union(t.1, w),
                     None => touched.push((a, w)),
@@ -205,6 +249,7 @@ pub fn remove_collisions(
         cancelled,
         lp_rounds,
         infeasible: vec![],
+        hurried,
     }
 }
 
@@ -218,11 +263,14 @@ fn push(
     params: &CollisionParams,
     rng: &mut ChaCha8Rng,
     hits: u32,
+    sprint: bool,
 ) -> Vec<(usize, Window)> {
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
-    let limits = if hits >= FRANTIC {
+    let limits = if sprint && hits >= DESPERATE {
+        SPRINT_SPEED_FACTORS
+    } else if hits >= FRANTIC {
         FRANTIC_SPEED_FACTORS
     } else if hits >= DESPERATE {
         RELAXED_SPEED_FACTORS
@@ -304,20 +352,41 @@ fn stall_budget(n: usize) -> usize {
 /// Largest number of agents solved jointly when the greedy pass stalls.
 pub const MAX_CLUSTER: usize = 8;
 
-/// The agents of the worst remaining collisions, at most `max`.
-fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> Vec<usize> {
+/// Half-width `[s]` of the window of control points a joint resolution
+/// moves around each collision of the cluster (the bumps' reach,
+/// [`BUMP_HALF_WIDTH`], and as much again): the linear program stays small
+/// however long the walks (walkers at human pace with waits cross a patch
+/// in several periods, with 40 control points or more each).
+pub const RESOLVE_HALF_WINDOW: f64 = 2.0;
+
+/// The agents of the worst remaining collisions, at most `max`, and the
+/// windows `(agent, from, to)` around the times of their collisions
+/// ([`RESOLVE_HALF_WINDOW`], the agents' own times) in which they move.
+fn cluster(matrix: &IncrementalMatrix<'_>, max: usize) -> (Vec<usize>, Vec<(usize, f64, f64)>) {
     let mut near = matrix.near(0.0);
     near.sort_by(|a, b| a.2.gap.total_cmp(&b.2.gap));
     let mut out: Vec<usize> = Vec::new();
-    for (i, other, _) in near {
-        for a in [Some(i), if let Other::Agent(j) = other { Some(j) } else { None }].into_iter().flatten() {
-            if !out.contains(&a) && out.len() < max {
+    let mut windows: Vec<(usize, f64, f64)> = Vec::new();
+    let h = RESOLVE_HALF_WINDOW;
+    for (i, other, cell) in near {
+        let ap = cell.approach;
+        let j = if let Other::Agent(j) = other { Some(j) } else { None };
+        let movers: Vec<(usize, f64)> =
+            [(Some(i), ap.t_a), (j, ap.t_b)].into_iter().filter_map(|(a, t)| a.map(|a| (a, t))).collect();
+        // A collision joins when all its agents fit.
+        let new = movers.iter().filter(|m| !out.contains(&m.0)).count();
+        if out.len() + new > max {
+            continue;
+        }
+        for (a, t) in movers {
+            if !out.contains(&a) {
                 out.push(a);
             }
+            windows.push((a, t - h, t + h));
         }
     }
     out.sort_unstable();
-    out
+    (out, windows)
 }
 
 /// A collision-free path is polished where a turn's lateral acceleration

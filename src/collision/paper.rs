@@ -129,6 +129,7 @@ pub fn remove_collisions(
         cancelled,
         lp_rounds: 0,
         infeasible: vec![],
+        hurried: vec![],
     }
 }
 

@@ -84,4 +84,8 @@ pub struct CollisionOutcome {
     /// Pairs of boundary points proven inseparable; when not empty the
     /// solver did not iterate.
     pub infeasible: Vec<super::infeasibility::Conflict>,
+    /// Agents whose moves were let run (the project's solver, after a
+    /// stall: `default::SPRINT_SPEED_FACTORS`); empty for the other
+    /// solvers.
+    pub hurried: Vec<usize>,
 }

@@ -57,6 +57,10 @@ pub struct RefineSettings {
     pub min_spacing: f64,
     /// Only control points in this time window move `[s]` (`None`: all).
     pub window: Option<(f64, f64)>,
+    /// Per agent, `(agent, from, to)`: an agent listed moves only its
+    /// control points inside one of its windows `[s]` (its own unwrapped
+    /// times); an agent not listed, all (within [`Self::window`]).
+    pub windows: Vec<(usize, f64, f64)>,
 }
 
 impl RefineSettings {
@@ -72,6 +76,7 @@ impl RefineSettings {
             slack: Some(100.0),
             min_spacing: 0.05,
             window: None,
+            windows: Vec::new(),
         }
     }
 
@@ -88,6 +93,7 @@ impl RefineSettings {
             slack: None,
             min_spacing: 0.05,
             window: None,
+            windows: Vec::new(),
         }
     }
 }
@@ -238,6 +244,16 @@ fn variables(
                 continue;
             }
             if settings.window.is_some_and(|(lo, hi)| c.t < lo || c.t > hi) {
+                continue;
+            }
+            // A loop's times are taken periodically.
+            let pi = params.period;
+            let inside = |w: &&(usize, f64, f64)| {
+                let copies: &[f64] = if path.looped { &[0.0, -pi, pi] } else { &[0.0] };
+                copies.iter().any(|k| c.t + k >= w.1 && c.t + k <= w.2)
+            };
+            let mut own = settings.windows.iter().filter(|w| w.0 == i).peekable();
+            if own.peek().is_some() && !own.any(|w| inside(&w)) {
                 continue;
             }
             let rho = settings.trust_position;
