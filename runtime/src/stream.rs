@@ -334,7 +334,7 @@ impl<L: Layout> Streamer<L> {
     /// # Example
     /// Loads run inline, on the caller's thread (a task pool works alike):
     /// ```
-    /// use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Metrics, PatchHeader, PathKey, Sides};
+    /// use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, PatchHeader, PathKey, Sides};
     /// use crowdpatch_runtime::{Cell, FORMAT_VERSION, LoadJob, StreamEvent, StreamOptions, Streamer, Tile, World};
     /// use std::time::Duration;
     ///
@@ -351,7 +351,7 @@ impl<L: Layout> Streamer<L> {
     ///     header: PatchHeader { name: "loop".into(), size: 16.0, period: 10.0,
     ///                           agent_radius: 0.3, comfort_speed: 1.33, seed: 0 },
     ///     patterns: Sides::default(),
-    ///     obstacles: vec![], agents: vec![walker], metrics: Metrics::default(), skeletal: None,
+    ///     obstacles: vec![], agents: vec![walker], skeletal: None,
     /// };
     /// // A 4×4 world of one tile, 16 m cells.
     /// let mut world = World::new(4, 4, 16.0, 10.0);
