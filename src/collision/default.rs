@@ -225,7 +225,7 @@ pub fn remove_collisions(
                     }
                 }
             }
-            for (a, w) in push(agents, i, other, &cell, params, &mut rng, count, sprint) {
+            for (a, w) in push(agents, i, other, &cell, params, &mut rng, Urgency { hits: count, sprint }) {
                 match touched.iter_mut().find(|t| t.0 == a) {
                     Some(t) => t.1 = union(t.1, w),
                     None => touched.push((a, w)),
@@ -253,6 +253,14 @@ pub fn remove_collisions(
     }
 }
 
+/// How hard a pair is pushed: how often it has been pushed before, and
+/// whether its walkers may run (the stall fallback).
+#[derive(Debug, Clone, Copy)]
+struct Urgency {
+    hits: u32,
+    sprint: bool,
+}
+
 /// Pushes one colliding pair apart (see the module docs) and returns the
 /// agents moved with the windows of their paths that changed.
 fn push(
@@ -262,9 +270,9 @@ fn push(
     cell: &super::params::Cell,
     params: &CollisionParams,
     rng: &mut ChaCha8Rng,
-    hits: u32,
-    sprint: bool,
+    urgency: Urgency,
 ) -> Vec<(usize, Window)> {
+    let Urgency { hits, sprint } = urgency;
     // A pair pushed again and again gets narrower, sharper moves that reach
     // right up to the stubs.
     let (h, ramp) = if hits >= STUBBORN { (BUMP_HALF_WIDTH / 2.0, 0.02) } else { (BUMP_HALF_WIDTH, STUB_RAMP) };
