@@ -19,6 +19,7 @@ mod growth;
 mod output;
 mod pattern;
 mod realism;
+mod shard;
 mod validate;
 mod work;
 

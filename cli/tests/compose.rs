@@ -216,3 +216,150 @@ fn the_town_streams_from_its_directory() {
         }
     }
 }
+
+/// Every file of a composed directory but hidden ones (temporary files a
+/// killed process leaves), by path relative to `dir`, with its bytes.
+fn files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().unwrap().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The plan's rows: (job hash, tile key, shard).
+fn plan(extra: &[&str]) -> Vec<(String, String, String)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .arg("compose")
+        .arg(root().join("maps/town.map.json"))
+        .arg("--plan")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_owned(), f[1].to_owned(), f[2].to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn shards_in_any_order_then_a_gather_give_the_bytes_of_one_run() {
+    let one = tempfile::tempdir().unwrap();
+    let (code, stderr) = compose(one.path(), &["--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let expected = files(one.path());
+
+    // The plan: every distinct tile once, each in one shard of three.
+    let rows = plan(&["--shards", "3"]);
+    let tiles: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(tiles.len(), rows.len());
+    assert_eq!(expected.keys().filter(|p| p.extension().is_some_and(|e| e == "glb")).count(), rows.len());
+    for (job, tile, shard) in &rows {
+        assert!(expected.contains_key(&PathBuf::from(format!("tiles/{tile}.glb"))), "{tile}");
+        assert_eq!(job.len(), 16);
+        assert!(["1/3", "2/3", "3/3"].contains(&shard.as_str()), "{shard}");
+    }
+
+    let sharded = tempfile::tempdir().unwrap();
+    // Shard 3, then 1 (from a Kubernetes index), 3 again, then 2 (from a
+    // Slurm array numbered from 1).
+    assert_eq!(compose(sharded.path(), &["--shard", "3/3", "-q"]).0, 0);
+    let k8s = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .arg("compose")
+        .arg(root().join("maps/town.map.json"))
+        .arg("-o")
+        .arg(sharded.path())
+        .args(["--shard-from", "k8s", "--shards", "3", "-q"])
+        .env("JOB_COMPLETION_INDEX", "0")
+        .status()
+        .unwrap();
+    assert!(k8s.success());
+    assert_eq!(compose(sharded.path(), &["--shard", "3/3", "-q"]).0, 0);
+    // Before the last shard: the gather names its tiles and writes nothing.
+    let (code, stderr) = compose(sharded.path(), &["--gather", "--shards", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    let missing: Vec<_> = rows.iter().filter(|r| r.2 == "2/3").collect();
+    for (job, tile, _) in &missing {
+        assert!(stderr.contains(&format!("tile {tile}")) && stderr.contains(job.as_str()), "{stderr}");
+    }
+    assert!(stderr.contains("shard 2/3 should have made it") == !missing.is_empty(), "{stderr}");
+    assert!(!sharded.path().join("world.json").exists());
+    let slurm = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .arg("compose")
+        .arg(root().join("maps/town.map.json"))
+        .arg("-o")
+        .arg(sharded.path())
+        .args(["--shard-from", "slurm", "-q"])
+        .env("SLURM_ARRAY_TASK_ID", "2")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .status()
+        .unwrap();
+    assert!(slurm.success());
+    let (code, stderr) = compose(sharded.path(), &["--gather", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(files(sharded.path()), expected, "sharded and gathered against one run");
+
+    // A corrupt tile: the gather names it and its shard; that shard run
+    // again bakes it again; the gather then gives the same bytes.
+    let (_, tile, shard) = &rows[0];
+    let glb = sharded.path().join(format!("tiles/{tile}.glb"));
+    let bytes = std::fs::read(&glb).unwrap();
+    std::fs::write(&glb, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(sharded.path().join("world.json")).unwrap();
+    let (code, stderr) = compose(sharded.path(), &["--gather", "--shards", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(&format!("{tile}.glb")) && stderr.contains(&format!("shard {shard} should")), "{stderr}");
+    assert_eq!(compose(sharded.path(), &["--shard", shard, "-q"]).0, 0);
+    assert_eq!(compose(sharded.path(), &["--gather", "-q"]).0, 0);
+    assert_eq!(files(sharded.path()), expected);
+}
+
+#[test]
+fn a_killed_shard_run_again_finishes_its_jobs() {
+    let one = tempfile::tempdir().unwrap();
+    assert_eq!(compose(one.path(), &["--quiet"]).0, 0);
+    let expected = files(one.path());
+    let rows = plan(&["--shards", "2"]);
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(compose(dir.path(), &["--shard", "2/2", "-q"]).0, 0);
+    // Shard 1 killed (SIGKILL: no clean-up) while its writes are slowed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
+        .arg("compose")
+        .arg(root().join("maps/town.map.json"))
+        .arg("-o")
+        .arg(dir.path())
+        .args(["--shard", "1/2", "-q", "-j", "1"])
+        .env("CROWDPATCH_WRITE_DELAY_MS", "400")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (code, stderr) = compose(dir.path(), &["--gather", "--shards", "2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("shard 1/2 should have made it"), "{stderr}");
+    assert!(!stderr.contains("shard 2/2 should"), "{stderr}");
+    assert!(rows.iter().any(|r| r.2 == "1/2"));
+    assert_eq!(compose(dir.path(), &["--shard", "1/2", "-q"]).0, 0);
+    let (code, stderr) = compose(dir.path(), &["--gather", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(files(dir.path()), expected);
+}

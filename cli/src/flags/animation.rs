@@ -133,7 +133,11 @@ impl AnimationArgs {
     /// character, then, for a skeletal bake, whatever else differs from the
     /// defaults.
     pub fn stamp(&self) -> String {
-        let mut out = format!("animation {:?}, character {}", self.animation(), self.character);
+        // Files by name, not path: their content enters compose's stamp by
+        // hash, and the machines of a farm mount them in different places.
+        let name = |p: &std::path::Path| p.file_name().map_or(p.display().to_string(), |n| n.to_string_lossy().into());
+        let character = name(std::path::Path::new(&self.character));
+        let mut out = format!("animation {:?}, character {character}", self.animation());
         if self.animation() != AnimationArg::Skeletal {
             return out;
         }
@@ -143,8 +147,14 @@ impl AnimationArgs {
         if self.frame_rate != DEFAULT_FRAME_RATE {
             out.push_str(&format!(", frame rate {}", self.frame_rate));
         }
-        if self.walk != WalkArgs::default() {
-            out.push_str(&format!(", walk {:?}", self.walk));
+        let walk = &self.walk;
+        if walk.animation_source != "auto" {
+            out.push_str(&format!(", animation source {}", name(std::path::Path::new(&walk.animation_source))));
+        }
+        for (what, map) in [("joint map", &walk.joint_map), ("source joint map", &walk.source_joint_map)] {
+            if let Some(m) = map {
+                out.push_str(&format!(", {what} {}", name(m)));
+            }
         }
         out
     }
