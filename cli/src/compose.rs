@@ -231,8 +231,8 @@ fn which_shard(args: &ComposeArgs) -> Result<Option<Shard>, String> {
 fn job_stamp(args: &ComposeArgs) -> anyhow::Result<String> {
     let mut stamp = format!("{}, {}", args.animation.stamp(), args.export.stamp());
     for (flag, path) in args.animation.input_files() {
-        let hash =
-            crate::shard::file_hash(&path).with_context(|| format!("{flag} {}: cannot be read", path.display()))?;
+        // Worded as the bake's own refusal of an unreadable file.
+        let hash = crate::shard::file_hash(&path).map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
         stamp.push_str(&format!(", {flag} fnv {hash}"));
     }
     Ok(stamp + "\n")
