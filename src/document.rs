@@ -31,6 +31,20 @@ impl PatchDocument {
         serde_json::to_string_pretty(self).expect("a patch document always serialises") + "\n"
     }
 
+    /// The patch's header: its parameters with their defaults filled in
+    /// (r = [`DEFAULT_AGENT_RADIUS`], u_cft = [`DEFAULT_COMFORT_SPEED`],
+    /// seed 0, an empty name).
+    pub fn header(&self) -> PatchHeader {
+        PatchHeader {
+            name: self.name.clone().unwrap_or_default(),
+            size: self.size,
+            period: self.period,
+            agent_radius: self.agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
+            comfort_speed: self.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED),
+            seed: self.seed.unwrap_or(0),
+        }
+    }
+
     /// Resolves pattern references (relative to `base_dir`, the directory of
     /// the document) and fills defaults, then validates the result.
     ///
@@ -58,14 +72,7 @@ impl PatchDocument {
             }
         }
         let patch = Patch {
-            header: PatchHeader {
-                name: self.name.clone().unwrap_or_default(),
-                size: self.size,
-                period: self.period,
-                agent_radius: self.agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
-                comfort_speed: self.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED),
-                seed: self.seed.unwrap_or(0),
-            },
+            header: self.header(),
             sides,
             pattern_sources: sources,
             obstacles: self.obstacles.clone(),

@@ -7,7 +7,7 @@ use crate::geometry::{
     closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
 use crate::limits::{MAX_ITERATIONS, MAX_TACKS_PER_PERIOD};
-use crate::model::{Crossing, Direction, Obstacle, Patch, Pattern, PointId, Side};
+use crate::model::{Crossing, Direction, Obstacle, Patch, PatchHeader, Pattern, PointId, Side, SolverOptions};
 use crate::problem::{FieldPath, Problem, ProblemList, Target};
 
 /// Smallest speed across a side `[m/s]` a boundary velocity may have: slower
@@ -165,12 +165,25 @@ pub fn validate_patch(patch: &Patch) -> Vec<Problem> {
     out.into_vec()
 }
 
-fn check_patch(patch: &Patch, out: &mut ProblemList) {
-    let (l, pi, r, u) = (patch.header.size, patch.header.period, patch.header.agent_radius, patch.header.comfort_speed);
+/// The problems of a patch's parameters alone — L, π, r, u_cft and the
+/// solver's options — exactly as [`validate_patch`] reports them (which
+/// calls it): the one source of these limits, which the editor checks a
+/// typed value against. O(1).
+pub fn parameter_problems(header: &PatchHeader, solver: &SolverOptions) -> Vec<Problem> {
+    let mut out = Vec::new();
+    check_parameters(header, solver, &mut out);
+    out
+}
+
+/// Pushes the parameter problems; returns whether L, π, r and u_cft are sane
+/// (the checks that follow need them).
+fn check_parameters(header: &PatchHeader, solver: &SolverOptions, out: &mut impl Extend<Problem>) -> bool {
+    let (l, pi, r, u) = (header.size, header.period, header.agent_radius, header.comfort_speed);
     let mut params_ok = true;
+    let mut push = |p: Problem| out.extend(std::iter::once(p));
     let in_range = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
     if !in_range(l, SIZE_RANGE) {
-        out.push(problem(
+        push(problem(
             param("size"),
             Target::Document,
             format!("= {l} is not in [{}, {}] [m]", SIZE_RANGE.0, SIZE_RANGE.1),
@@ -178,7 +191,7 @@ fn check_patch(patch: &Patch, out: &mut ProblemList) {
         params_ok = false;
     }
     if !in_range(pi, PERIOD_RANGE) {
-        out.push(problem(
+        push(problem(
             param("period"),
             Target::Document,
             format!("= {pi} is not in [{}, {}] [s]", PERIOD_RANGE.0, PERIOD_RANGE.1),
@@ -186,7 +199,7 @@ fn check_patch(patch: &Patch, out: &mut ProblemList) {
         params_ok = false;
     }
     if !(r.is_finite() && r >= MIN_AGENT_RADIUS && (!l.is_finite() || r < l / 4.0)) {
-        out.push(problem(
+        push(problem(
             param("agent_radius"),
             Target::Document,
             format!("= {r} must be in [{MIN_AGENT_RADIUS}, L/4) = [{MIN_AGENT_RADIUS}, {}) [m]", l / 4.0),
@@ -194,14 +207,22 @@ fn check_patch(patch: &Patch, out: &mut ProblemList) {
         params_ok = false;
     }
     if !in_range(u, COMFORT_SPEED_RANGE) {
-        out.push(problem(
+        push(problem(
             param("comfort_speed"),
             Target::Document,
             format!("= {u} is not in [{}, {}] [m/s]", COMFORT_SPEED_RANGE.0, COMFORT_SPEED_RANGE.1),
         ));
         params_ok = false;
     }
-    out.extend(validate_solver(patch));
+    for p in validate_solver(header, solver) {
+        push(p);
+    }
+    params_ok
+}
+
+fn check_patch(patch: &Patch, out: &mut ProblemList) {
+    let params_ok = check_parameters(&patch.header, &patch.solver, out);
+    let (l, pi, r) = (patch.header.size, patch.header.period, patch.header.agent_radius);
     let counts = crate::limits::count_problems(patch);
     if !counts.is_empty() {
         // Too many elements to check one by one in bounded time.
@@ -373,9 +394,8 @@ pub fn fixed_parts_distance(
     best
 }
 
-fn validate_solver(patch: &Patch) -> Vec<Problem> {
-    let s = &patch.solver;
-    let r = patch.header.agent_radius;
+fn validate_solver(header: &PatchHeader, s: &SolverOptions) -> Vec<Problem> {
+    let r = header.agent_radius;
     let mut out = Vec::new();
     if !(1..=MAX_ITERATIONS).contains(&s.max_iterations) {
         out.push(problem(
@@ -392,7 +412,7 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
         ));
     }
     if let Some(d) = s.stub_depth
-        && !(d.is_finite() && d >= 0.01 && d <= patch.header.size / 4.0)
+        && !(d.is_finite() && d >= 0.01 && d <= header.size / 4.0)
     {
         out.push(problem(param("solver.stub_depth"), Target::Document, format!("= {d} must be in [0.01, L/4] [m]")));
     }
@@ -413,15 +433,15 @@ fn validate_solver(patch: &Patch) -> Vec<Problem> {
             format!("= {} must be in [0, 1)", s.slow_factor),
         ));
     }
-    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < patch.header.period) {
+    if !(s.merge_interval.is_finite() && s.merge_interval >= 0.0 && s.merge_interval < header.period) {
         out.push(problem(
             param("solver.merge_interval"),
             Target::Document,
             format!("= {} must be in [0, period) [s]", s.merge_interval),
         ));
     }
-    let min_tack = patch.header.period / MAX_TACKS_PER_PERIOD;
-    if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= patch.header.period) {
+    let min_tack = header.period / MAX_TACKS_PER_PERIOD;
+    if !(s.tack_interval.is_finite() && s.tack_interval > 0.0 && s.tack_interval <= header.period) {
         out.push(problem(
             param("solver.tack_interval"),
             Target::Document,

@@ -211,7 +211,9 @@ pub fn run(args: ComposeArgs) -> anyhow::Result<ExitCode> {
 fn which_shard(args: &ComposeArgs) -> Result<Option<Shard>, String> {
     let shard = match (&args.shard, &args.shard_from) {
         (Some(s), _) => *s,
-        (None, Some(from)) => from.resolve(args.shards, |k| std::env::var(k).ok()).map_err(|e| format!("--shard-from: {e}"))?,
+        (None, Some(from)) => {
+            from.resolve(args.shards, |k| std::env::var(k).ok()).map_err(|e| format!("--shard-from: {e}"))?
+        }
         (None, None) => return Ok(None),
     };
     if let Some(n) = args.shards.filter(|&n| n != shard.count) {

@@ -148,11 +148,9 @@ impl ShardFrom {
         let read = |name: &str| -> Result<Option<u64>, String> {
             match var(name) {
                 None => Ok(None),
-                Some(v) => v
-                    .trim()
-                    .parse::<u64>()
-                    .map(Some)
-                    .map_err(|_| format!("{name} = '{v}' is not a whole number ≥ 0")),
+                Some(v) => {
+                    v.trim().parse::<u64>().map(Some).map_err(|_| format!("{name} = '{v}' is not a whole number ≥ 0"))
+                }
             }
         };
         let need = |name: &str, how: &str| -> Result<u64, String> {
@@ -177,7 +175,9 @@ impl ShardFrom {
                         return Err(format!("--shards {n} differs from SLURM_ARRAY_TASK_COUNT = {s}"));
                     }
                     (Some(n), _) => n,
-                    (None, Some(s)) => parse_count(&s.to_string()).map_err(|e| format!("SLURM_ARRAY_TASK_COUNT: {e}"))?,
+                    (None, Some(s)) => {
+                        parse_count(&s.to_string()).map_err(|e| format!("SLURM_ARRAY_TASK_COUNT: {e}"))?
+                    }
                     (None, None) => {
                         return Err("SLURM_ARRAY_TASK_COUNT is not set; give --shards N".to_owned());
                     }
@@ -255,7 +255,8 @@ mod tests {
     #[test]
     fn schedulers_indices_become_shards() {
         // sbatch --array=1-4: ids 1..4, min 1.
-        let slurm = env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "4")]);
+        let slurm =
+            env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "4")]);
         assert_eq!(ShardFrom::Slurm.resolve(None, &slurm), Ok(Shard { index: 3, count: 4 }));
         assert!(ShardFrom::Slurm.resolve(Some(5), &slurm).unwrap_err().contains("SLURM_ARRAY_TASK_COUNT = 4"));
         // sbatch --array=0-30:10: ids 0, 10, 20, 30.
@@ -271,7 +272,9 @@ mod tests {
         assert!(ShardFrom::K8s.resolve(None, &k8s).unwrap_err().contains("--shards N"));
         let aws = env(&[("AWS_BATCH_JOB_ARRAY_INDEX", "6")]);
         assert!(ShardFrom::Aws.resolve(Some(6), &aws).unwrap_err().contains("not below the 6 shards"));
-        assert!(ShardFrom::Aws.resolve(Some(6), env(&[])).unwrap_err().contains("AWS_BATCH_JOB_ARRAY_INDEX is not set"));
+        assert!(
+            ShardFrom::Aws.resolve(Some(6), env(&[])).unwrap_err().contains("AWS_BATCH_JOB_ARRAY_INDEX is not set")
+        );
         let bad = env(&[("TASK", "two")]);
         assert!(ShardFrom::Env("TASK".into()).resolve(Some(2), &bad).unwrap_err().contains("TASK = 'two'"));
     }

@@ -504,8 +504,12 @@ impl EditorApp {
         egui::CollapsingHeader::new("Parameters").default_open(true).show(ui, |ui| p.parameters.ui(ui, &mut cx));
         egui::CollapsingHeader::new("Pattern library").default_open(true).show(ui, |ui| p.library.ui(ui, &mut cx));
         egui::CollapsingHeader::new("Sides").default_open(true).show(ui, |ui| p.library.sides_ui(ui, &mut cx));
+        let refused = cx.refused.take();
         if cx.edited {
             self.document.touch();
+        }
+        if let Some(m) = refused {
+            self.fail(m);
         }
     }
 
@@ -524,8 +528,12 @@ impl EditorApp {
             .id_salt("problems")
             .default_open(true)
             .show(ui, |ui| p.problems.ui(ui, &mut cx));
+        let refused = cx.refused.take();
         if cx.edited {
             self.document.touch();
+        }
+        if let Some(m) = refused {
+            self.fail(m);
         }
     }
 

@@ -178,6 +178,47 @@ pub fn point_mut(doc: &mut PatchDocument, id: PointId) -> Option<&mut BoundaryPo
     v.get_mut(id.index)
 }
 
+/// What of the document lies beyond a side length `l` `[m]`: inline
+/// boundary points with s > l, obstacles reaching past l, endogenous
+/// waypoints past l, each named by its field path (`sides.east.entries[2]`,
+/// `obstacles[0]`, `endogenous[1].waypoints[3]`); the first few, then how
+/// many more. Empty when a patch of side `l` holds everything. O(items).
+pub fn beyond(doc: &PatchDocument, l: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for side in Side::ALL {
+        let Some(d) = doc.sides.get(side) else { continue };
+        for (field, points) in [("entries", &d.entries), ("exits", &d.exits)] {
+            for (i, b) in points.iter().flatten().enumerate() {
+                if b.s > l {
+                    out.push(format!("sides.{}.{field}[{i}] (s = {} m)", side.name(), b.s));
+                }
+            }
+        }
+    }
+    for (k, o) in doc.obstacles.iter().enumerate() {
+        let reach = match o {
+            Obstacle::Circle { center, radius } => (center[0].max(center[1])) + radius,
+            Obstacle::Polygon(vs) => vs.iter().map(|v| v[0].max(v[1])).fold(f64::NEG_INFINITY, f64::max),
+        };
+        if reach > l {
+            out.push(format!("obstacles[{k}] (reaches {reach} m)"));
+        }
+    }
+    for (k, e) in doc.endogenous.iter().enumerate() {
+        for (i, w) in e.waypoints.iter().enumerate() {
+            if w.position[0].max(w.position[1]) > l {
+                out.push(format!("endogenous[{k}].waypoints[{i}]"));
+            }
+        }
+    }
+    if out.len() > 4 {
+        let more = out.len() - 4;
+        out.truncate(4);
+        out.push(format!("{more} more"));
+    }
+    out
+}
+
 /// `s` clamped to `[0, L]` and `t` wrapped into `[0, π)`.
 pub fn clamp_st(doc: &PatchDocument, s: f64, t: f64) -> (f64, f64) {
     let s = if s.is_finite() { s.clamp(0.0, doc.size) } else { 0.0 };

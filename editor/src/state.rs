@@ -139,6 +139,9 @@ pub struct Cx<'a> {
     pub commands: &'a mut Vec<Command>,
     /// A widget changed the document: it gets a new revision after the panel.
     pub edited: bool,
+    /// A widget refused a value (out of the format's range, or one that
+    /// would move what the user did not touch): the status bar shows why.
+    pub refused: Option<String>,
 }
 
 impl<'a> Cx<'a> {
@@ -149,6 +152,6 @@ impl<'a> Cx<'a> {
         selection: &'a mut Selection,
         commands: &'a mut Vec<Command>,
     ) -> Cx<'a> {
-        Cx { doc, derived, selection, commands, edited: false }
+        Cx { doc, derived, selection, commands, edited: false, refused: None }
     }
 }

@@ -516,14 +516,14 @@ fn parameters_panel_edits_the_document_and_each_edit_undoes() {
     h.get_by_label("Seed").set_value_accesskit(42.0);
     h.run();
     assert_eq!(h.state().doc().seed, Some(42));
-    // Out-of-range values are clamped by the widget, never stored.
+    // Out-of-range values are refused with the format's own words, never
+    // clamped or stored.
     h.get_by_label("Comfort speed").set_value_accesskit(-3.0);
     h.run();
-    assert_eq!(h.state().doc().comfort_speed, Some(0.1));
-    // Each settled edit is one undo step.
-    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
-    h.run();
     assert_eq!(h.state().doc().comfort_speed, None);
+    let (message, error) = h.state().message.clone().unwrap();
+    assert!(error && message.contains("comfort_speed") && message.contains("[0.1, 10]"), "{message}");
+    // Each settled edit is one undo step.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(h.state().doc().seed, None);
@@ -657,4 +657,116 @@ fn the_pattern_generator_fills_the_four_sides_with_lanes_that_tile_and_undo_take
     h.state_mut().run_command(Command::Undo);
     h.run();
     assert_eq!(h.state().doc().sides, before.sides);
+}
+
+/// The document's meaning: its JSON as a value (key order and number
+/// formatting aside).
+fn meaning(doc: &PatchDocument) -> serde_json::Value {
+    serde_json::from_str(&doc.to_json()).unwrap()
+}
+
+#[test]
+fn a_typed_size_applies_on_enter_and_never_moves_the_selection() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/plaza.patch.json"));
+    h.run();
+    let original = h.state().doc().clone();
+    h.state_mut().selection = Selection::Obstacle(0);
+    h.run();
+    // Typing "12" into L: nothing applies while typing (the field passes
+    // through "1"), and nothing else moves.
+    h.get_by_label("Size L").focus();
+    h.run();
+    h.get_by_label("Size L").type_text("1");
+    h.run();
+    assert_eq!(h.state().doc().size, original.size, "a keystroke applied");
+    h.get_by_label("Size L").type_text("2");
+    h.run();
+    assert_eq!(h.state().doc().size, original.size);
+    assert_eq!(h.state().doc().obstacles, original.obstacles);
+    h.key_press(Key::Enter);
+    h.run();
+    // 12 m would leave plaza's points and obstacles outside: refused, named.
+    assert_eq!(*h.state().doc(), original);
+    let (message, error) = h.state().message.clone().unwrap();
+    assert!(
+        error && message.contains("beyond 12 m") && message.contains("sides.east.exits[0] (s = 13.5 m)"),
+        "{message}"
+    );
+    assert!(!h.state().dirty());
+    // A larger size applies on Enter, as one undo step, moving nothing.
+    h.get_by_label("Size L").set_value_accesskit(20.0);
+    h.run();
+    assert_eq!(h.state().doc().size, 20.0);
+    assert_eq!(h.state().doc().obstacles, original.obstacles);
+    assert_eq!(h.state().doc().sides, original.sides);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(*h.state().doc(), original);
+    // A typed obstacle radius out of range is refused, the obstacle kept.
+    h.state_mut().selection = Selection::Obstacle(0);
+    h.run();
+    for bad in [-5.0, 0.0] {
+        h.get_by_label("Size L").set_value_accesskit(bad);
+        h.run();
+        assert_eq!(h.state().doc().size, original.size);
+        let (message, _) = h.state().message.clone().unwrap();
+        assert!(message.contains("size") && message.contains("not applied"), "{message}");
+    }
+    h.get_by_label("Period π").set_value_accesskit(0.0);
+    h.run();
+    assert_eq!(h.state().doc().period, original.period);
+    assert!(h.state().message.clone().unwrap().0.contains("period"));
+}
+
+#[test]
+fn opening_and_saving_changes_no_byte_of_meaning() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    // Every shipped patch, and a document at the format's limits that the
+    // former fields clamped (period 1200 s, comfort speed 6 m/s, tack
+    // interval 20 s, fast factor 12, wait factor 2, a 1000 m patch).
+    let mut files: Vec<PathBuf> = std::fs::read_dir(ws.path().join("patches"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".patch.json"))
+        .collect();
+    files.sort();
+    let mut extreme = PatchDocument::new(1000.0, 1200.0);
+    extreme.comfort_speed = Some(6.0);
+    extreme.agent_radius = Some(0.01);
+    extreme.seed = Some(u64::MAX);
+    extreme.solver.tack_interval = 20.0;
+    extreme.solver.fast_factor = 12.0;
+    extreme.solver.wait_factor = 2.0;
+    extreme.solver.slow_factor = 0.99;
+    extreme.solver.max_iterations = 100_000;
+    extreme.solver.margin = 0.009;
+    extreme.obstacles.push(Obstacle::Circle { center: [999.0, 1.0], radius: 0.9 });
+    let path = ws.path().join("patches/extreme.patch.json");
+    std::fs::write(&path, extreme.to_json()).unwrap();
+    assert!(crowdpatch::validate::parameter_problems(&extreme.header(), &extreme.solver).is_empty());
+    files.push(path);
+    assert!(files.len() >= 6);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let before = PatchDocument::from_json(&text).unwrap().0;
+        let mut h = harness(home.path());
+        h.state_mut().open(file);
+        h.run();
+        // Every panel drawn, with an obstacle selected, then a point.
+        if !before.obstacles.is_empty() {
+            h.state_mut().selection = Selection::Obstacle(0);
+        }
+        h.run();
+        h.run();
+        assert!(!h.state().dirty(), "{}: unsaved changes right after opening", file.display());
+        // Beside the original: pattern references keep their text.
+        let out = file.with_file_name("saved.patch.json");
+        h.state_mut().run_command(Command::SaveAs(out.clone()));
+        let after = PatchDocument::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap().0;
+        assert_eq!(meaning(&after), meaning(&before), "{}", file.display());
+    }
 }

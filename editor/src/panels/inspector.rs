@@ -1,6 +1,7 @@
 //! The inspector: the selected point (s, t, crossing velocity) or obstacle
 //! (centre and radius, or vertices), edited in place, with its problems.
 
+use super::field::{self, number};
 use crate::command::Command;
 use crate::edit::{self, PointId, SideSource};
 use crate::state::{Cx, Selection};
@@ -40,7 +41,22 @@ fn point(ui: &mut Ui, cx: &mut Cx<'_>, id: PointId) {
     } else if let (l, pi) = (cx.doc.size, cx.doc.period)
         && let Some(p) = edit::point_mut(cx.doc, id)
     {
-        cx.edited |= point_grid(ui, p, id, l, pi);
+        let before = *p;
+        if point_grid(ui, p, id, l, pi) {
+            // s in [0, L] and t in [0, π), as the format says; a typed value
+            // outside is refused, never clamped.
+            if !(p.s.is_finite() && (0.0..=l).contains(&p.s)) {
+                cx.refused =
+                    Some(field::refusal(&format!("{} s = {}", id.path(), p.s), format!("must be in [0, {l}] m")));
+                *p = before;
+            } else if !(p.t.is_finite() && (0.0..pi).contains(&p.t)) {
+                cx.refused =
+                    Some(field::refusal(&format!("{} t = {}", id.path(), p.t), format!("must be in [0, {pi}) s")));
+                *p = before;
+            } else {
+                cx.edited = true;
+            }
+        }
     }
     if ui.button("Delete (Del)").clicked() {
         cx.commands.push(Command::DeletePoint(id));
@@ -50,23 +66,23 @@ fn point(ui: &mut Ui, cx: &mut Cx<'_>, id: PointId) {
     }
 }
 
-/// A length in `[0, max]` `[m]`.
-fn metres(v: &mut f64, max: f64) -> egui::DragValue<'_> {
-    egui::DragValue::new(v).range(0.0..=max).speed(0.02).suffix(" m")
+/// A length `[m]`, applied when committed, never clamped.
+fn metres(v: &mut f64) -> egui::DragValue<'_> {
+    number(v, 0.02, " m")
 }
 
-/// s, t and velocity of an inline point of a side of length `l` `[m]` in a
-/// period `pi` `[s]`; whether they changed.
-fn point_grid(ui: &mut Ui, p: &mut BoundaryPoint, id: PointId, l: f64, pi: f64) -> bool {
+/// s, t and velocity of an inline point (of a side of length `_l` `[m]` in
+/// a period `_pi` `[s]`, checked by the caller); whether they changed.
+fn point_grid(ui: &mut Ui, p: &mut BoundaryPoint, id: PointId, _l: f64, _pi: f64) -> bool {
     egui::Grid::new("point")
         .num_columns(2)
         .show(ui, |ui| {
             let mut changed = false;
             ui.label("s");
-            changed |= ui.add(egui::DragValue::new(&mut p.s).range(0.0..=l).speed(0.02).suffix(" m")).changed();
+            changed |= ui.add(number(&mut p.s, 0.02, " m")).changed();
             ui.end_row();
             ui.label("t");
-            changed |= ui.add(egui::DragValue::new(&mut p.t).range(0.0..=pi - 1e-3).speed(0.02).suffix(" s")).changed();
+            changed |= ui.add(number(&mut p.t, 0.02, " s")).changed();
             ui.end_row();
             let mut custom = p.velocity.is_some();
             ui.label("velocity");
@@ -84,8 +100,8 @@ fn point_grid(ui: &mut Ui, p: &mut BoundaryPoint, id: PointId, l: f64, pi: f64) 
             if let Some(v) = &mut p.velocity {
                 ui.label("vx, vy");
                 ui.horizontal(|ui| {
-                    changed |= ui.add(egui::DragValue::new(&mut v[0]).speed(0.01).suffix(" m/s")).changed();
-                    changed |= ui.add(egui::DragValue::new(&mut v[1]).speed(0.01).suffix(" m/s")).changed();
+                    changed |= ui.add(number(&mut v[0], 0.01, " m/s")).changed();
+                    changed |= ui.add(number(&mut v[1], 0.01, " m/s")).changed();
                 });
                 ui.end_row();
             } else {
@@ -105,31 +121,39 @@ fn obstacle(ui: &mut Ui, cx: &mut Cx<'_>, k: usize) {
         return;
     };
     ui.label(RichText::new(format!("obstacles[{k}]")).monospace());
+    let before = o.clone();
     let mut changed = false;
     match o {
         Obstacle::Circle { center, radius } => {
             ui.horizontal(|ui| {
                 ui.label("centre");
-                changed |= ui.add(metres(&mut center[0], l)).changed();
-                changed |= ui.add(metres(&mut center[1], l)).changed();
+                changed |= ui.add(metres(&mut center[0])).changed();
+                changed |= ui.add(metres(&mut center[1])).changed();
             });
             ui.horizontal(|ui| {
                 ui.label("radius");
-                let r = egui::DragValue::new(radius).range(0.05..=l / 2.0).speed(0.02).suffix(" m");
-                changed |= ui.add(r).changed();
+                changed |= ui.add(metres(radius)).changed();
             });
         }
         Obstacle::Polygon(vs) => {
             for (i, v) in vs.iter_mut().enumerate() {
                 ui.horizontal(|ui| {
                     ui.label(format!("[{i}]"));
-                    changed |= ui.add(metres(&mut v[0], l)).changed();
-                    changed |= ui.add(metres(&mut v[1], l)).changed();
+                    changed |= ui.add(metres(&mut v[0])).changed();
+                    changed |= ui.add(metres(&mut v[1])).changed();
                 });
             }
         }
     }
-    cx.edited |= changed;
+    if changed {
+        match obstacle_refusal(o, l) {
+            Some(why) => {
+                cx.refused = Some(field::refusal(&format!("obstacles[{k}]"), why));
+                *o = before;
+            }
+            None => cx.edited = true,
+        }
+    }
     if ui.button("Delete (Del)").clicked() {
         cx.commands.push(Command::DeleteObstacle(k));
     }
@@ -138,5 +162,26 @@ fn obstacle(ui: &mut Ui, cx: &mut Cx<'_>, k: usize) {
     }
     for w in cx.derived.warnings_of(k) {
         ui.colored_label(view::WARNING, &w.message);
+    }
+}
+
+/// Why a typed obstacle is refused, or `None`: a coordinate outside the
+/// patch `[0, l]` `[m]`, or a radius that is not a number in (0, l/2].
+fn obstacle_refusal(o: &Obstacle, l: f64) -> Option<String> {
+    let inside = |v: f64| v.is_finite() && (0.0..=l).contains(&v);
+    match o {
+        Obstacle::Circle { center, radius } => {
+            if !center.iter().all(|&c| inside(c)) {
+                Some(format!("the centre ({}, {}) must lie in [0, {l}]² m", center[0], center[1]))
+            } else if !(radius.is_finite() && *radius > 0.0 && *radius <= l / 2.0) {
+                Some(format!("the radius {radius} m must be in (0, {}] m", l / 2.0))
+            } else {
+                None
+            }
+        }
+        Obstacle::Polygon(vs) => vs
+            .iter()
+            .position(|v| !v.iter().all(|&c| inside(c)))
+            .map(|i| format!("vertex [{i}] = ({}, {}) must lie in [0, {l}]² m", vs[i][0], vs[i][1])),
     }
 }

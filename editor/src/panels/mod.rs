@@ -8,6 +8,7 @@
 //! (menu and status bars) and [`timeline`].
 
 pub mod bake;
+pub mod field;
 pub mod inspector;
 pub mod library;
 pub mod menu;

@@ -1,11 +1,18 @@
 //! The document's parameters: name, size, period, agent radius, comfort
 //! speed, seed, and the solver's options (matching, solver — every
 //! [`SolverKind`], each with what it is —, iterations, margin, smoothing…).
-//! The widgets edit the document directly and report their changes through
-//! [`Cx::edited`].
+//! The widgets edit the document directly when a value is committed (Enter
+//! or the focus leaves; [`field`]) and report their changes through
+//! [`Cx::edited`], or refuse a value the format does not accept through
+//! [`Cx::refused`].
 
+use super::field::{self, number};
+use crate::edit;
 use crate::state::Cx;
-use crowdpatch::model::{DEFAULT_AGENT_RADIUS, DEFAULT_COMFORT_SPEED, MatchingMode, SolverKind};
+use crowdpatch::model::{
+    DEFAULT_AGENT_RADIUS, DEFAULT_COMFORT_SPEED, MatchingMode, PatchDocument, SolverKind, SolverOptions,
+};
+use crowdpatch::validate::parameter_problems;
 use egui::Ui;
 
 /// The parameters panel (no state of its own).
@@ -49,9 +56,14 @@ pub fn matching_text(mode: MatchingMode) -> (&'static str, &'static str) {
 }
 
 impl ParametersPanel {
-    /// Draws the panel.
+    /// Draws the panel. A committed value that the format refuses
+    /// ([`crowdpatch::validate::parameter_problems`]: the limits `validate`
+    /// and `bake` apply), or a smaller L that would leave points, obstacles
+    /// or waypoints outside the patch, is not applied: the parameters go
+    /// back to what they were and [`Cx::refused`] says why.
     pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
         let doc = &mut *cx.doc;
+        let before = Parameters::of(doc);
         let changed = egui::Grid::new("params")
             .num_columns(2)
             .striped(true)
@@ -64,17 +76,13 @@ impl ParametersPanel {
                     changed = true;
                 }
                 ui.end_row();
-                let size = egui::DragValue::new(&mut doc.size).range(1.0..=1000.0).speed(0.1).suffix(" m");
-                changed |= row(ui, "Size L", size);
-                let period = egui::DragValue::new(&mut doc.period).range(0.5..=600.0).speed(0.1).suffix(" s");
-                changed |= row(ui, "Period π", period);
-                changed |=
-                    opt_value(ui, "Agent radius r", &mut doc.agent_radius, DEFAULT_AGENT_RADIUS, 0.01..=4.0, " m");
-                changed |=
-                    opt_value(ui, "Comfort speed", &mut doc.comfort_speed, DEFAULT_COMFORT_SPEED, 0.1..=5.0, " m/s");
+                changed |= row(ui, "Size L", number(&mut doc.size, 0.1, " m"));
+                changed |= row(ui, "Period π", number(&mut doc.period, 0.1, " s"));
+                changed |= opt_value(ui, "Agent radius r", &mut doc.agent_radius, DEFAULT_AGENT_RADIUS, " m");
+                changed |= opt_value(ui, "Comfort speed", &mut doc.comfort_speed, DEFAULT_COMFORT_SPEED, " m/s");
                 let l = ui.label("Seed");
                 let mut seed = doc.seed.unwrap_or(0);
-                if ui.add(egui::DragValue::new(&mut seed)).labelled_by(l.id).changed() {
+                if ui.add(number(&mut seed, 1.0, "")).labelled_by(l.id).changed() {
                     doc.seed = Some(seed);
                     changed = true;
                 }
@@ -82,23 +90,89 @@ impl ParametersPanel {
                 changed |= matching_combo(ui, &mut doc.solver.matching);
                 changed |= solver_combo(ui, &mut doc.solver.method);
                 let s = &mut doc.solver;
-                changed |= row(ui, "Max iterations", egui::DragValue::new(&mut s.max_iterations).range(1..=1_000_000));
-                let margin = egui::DragValue::new(&mut s.margin).range(0.0..=1.0).speed(0.005).suffix(" m");
-                changed |= row(ui, "Margin", margin);
+                changed |= row(ui, "Max iterations", number(&mut s.max_iterations, 1.0, ""));
+                changed |= row(ui, "Margin", number(&mut s.margin, 0.005, " m"));
                 changed |= row(ui, "Smoothing", egui::Checkbox::new(&mut s.smoothing, ""));
-                let tack = egui::DragValue::new(&mut s.tack_interval).range(0.05..=10.0).speed(0.01).suffix(" s");
-                changed |= row(ui, "Tack interval", tack);
-                changed |=
-                    row(ui, "Fast factor", egui::DragValue::new(&mut s.fast_factor).range(1.01..=10.0).speed(0.01));
-                changed |=
-                    row(ui, "Slow factor", egui::DragValue::new(&mut s.slow_factor).range(0.0..=0.99).speed(0.01));
-                changed |=
-                    row(ui, "Wait factor", egui::DragValue::new(&mut s.wait_factor).range(0.0..=2.0).speed(0.01));
+                changed |= row(ui, "Tack interval", number(&mut s.tack_interval, 0.01, " s"));
+                changed |= row(ui, "Fast factor", number(&mut s.fast_factor, 0.01, ""));
+                changed |= row(ui, "Slow factor", number(&mut s.slow_factor, 0.01, ""));
+                changed |= row(ui, "Wait factor", number(&mut s.wait_factor, 0.01, ""));
                 changed
             })
             .inner;
-        cx.edited |= changed;
+        if changed {
+            match refusal(&before, doc) {
+                Some(message) => {
+                    before.restore(doc);
+                    cx.refused = Some(message);
+                }
+                None => cx.edited = true,
+            }
+        }
     }
+}
+
+/// The parameters the panel edits, as they were before a frame's edit.
+struct Parameters {
+    size: f64,
+    period: f64,
+    agent_radius: Option<f64>,
+    comfort_speed: Option<f64>,
+    seed: Option<u64>,
+    solver: SolverOptions,
+}
+
+impl Parameters {
+    fn of(doc: &PatchDocument) -> Parameters {
+        Parameters {
+            size: doc.size,
+            period: doc.period,
+            agent_radius: doc.agent_radius,
+            comfort_speed: doc.comfort_speed,
+            seed: doc.seed,
+            solver: doc.solver.clone(),
+        }
+    }
+
+    fn restore(self, doc: &mut PatchDocument) {
+        doc.size = self.size;
+        doc.period = self.period;
+        doc.agent_radius = self.agent_radius;
+        doc.comfort_speed = self.comfort_speed;
+        doc.seed = self.seed;
+        doc.solver = self.solver;
+    }
+}
+
+/// Why an edit from `before` to `doc` is refused, or `None`: a parameter
+/// problem it makes that was not there before (the format's limits, as
+/// `validate` words them), or a smaller L with items beyond it.
+fn refusal(before: &Parameters, doc: &PatchDocument) -> Option<String> {
+    let old = PatchDocument {
+        size: before.size,
+        period: before.period,
+        agent_radius: before.agent_radius,
+        comfort_speed: before.comfort_speed,
+        solver: before.solver.clone(),
+        ..PatchDocument::new(before.size, before.period)
+    };
+    let known: Vec<String> =
+        parameter_problems(&old.header(), &old.solver).iter().map(|p| p.path.to_string()).collect();
+    if let Some(p) =
+        parameter_problems(&doc.header(), &doc.solver).iter().find(|p| !known.contains(&p.path.to_string()))
+    {
+        return Some(field::refusal(&p.path.to_string(), &p.message));
+    }
+    if doc.size < before.size {
+        let beyond = edit::beyond(doc, doc.size);
+        if !beyond.is_empty() {
+            return Some(field::refusal(
+                &format!("size = {}", doc.size),
+                format!("{} lie beyond {} m; move or delete them first", beyond.join(", "), doc.size),
+            ));
+        }
+    }
+    None
 }
 
 /// A labelled row of the grid; whether the widget changed its value.
@@ -110,16 +184,9 @@ fn row(ui: &mut Ui, label: &str, widget: impl egui::Widget) -> bool {
 }
 
 /// A row for an optional value shown with its default.
-fn opt_value(
-    ui: &mut Ui,
-    label: &str,
-    v: &mut Option<f64>,
-    default: f64,
-    range: std::ops::RangeInclusive<f64>,
-    unit: &str,
-) -> bool {
+fn opt_value(ui: &mut Ui, label: &str, v: &mut Option<f64>, default: f64, unit: &str) -> bool {
     let mut x = v.unwrap_or(default);
-    let changed = row(ui, label, egui::DragValue::new(&mut x).range(range).speed(0.01).suffix(unit));
+    let changed = row(ui, label, number(&mut x, 0.01, unit));
     if changed {
         *v = Some(x);
     }
