@@ -266,7 +266,7 @@ pub fn bake_with(patch: &Patch, options: &BakeOptions, observer: &mut dyn BakeOb
     let start = Instant::now();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let mut timings = Timings::default();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = crate::validate::self_tiling_note(patch).into_iter().collect();
 
     observer.stage(Stage::Matching);
     let t = Instant::now();

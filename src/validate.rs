@@ -633,3 +633,121 @@ fn validate_endogenous(patch: &Patch, obstacles_ok: bool, out: &mut ProblemList)
         }
     });
 }
+
+/// How a side meets the opposite side of a copy of the same patch (tiling
+/// with itself, docs/design.md "Mirror rule"): the points of `here` (a
+/// side-frame pattern) with no partner in the mirror of `opposite` (the
+/// opposite side's pattern), as `(direction, index)`; empty when that seam
+/// is seamless. Positions, times (modulo `period` `[s]`) and velocities
+/// match within `tol` (`[m]`, `[s]`, `[m/s]`); a missing velocity is the
+/// normal at `comfort` `[m/s]`. O(p²) for p points of a side.
+pub fn mirror_mismatches(
+    here: &Pattern,
+    opposite: &Pattern,
+    period: f64,
+    comfort: f64,
+    tol: f64,
+) -> Vec<(Direction, usize)> {
+    let there = opposite.mirror();
+    let velocity = |b: &crate::model::BoundaryPoint, d: Direction| {
+        b.velocity.unwrap_or(match d {
+            Direction::Entry => [0.0, comfort],
+            Direction::Exit => [0.0, -comfort],
+        })
+    };
+    let mut out = Vec::new();
+    for d in [Direction::Entry, Direction::Exit] {
+        let mut used = vec![false; there.points(d).len()];
+        for (i, p) in here.points(d).iter().enumerate() {
+            let vp = velocity(p, d);
+            let hit = there.points(d).iter().enumerate().position(|(j, q)| {
+                let dt = (p.t - q.t).abs();
+                let dt = dt.min(period - dt);
+                let vq = velocity(q, d);
+                !used[j]
+                    && (p.s - q.s).abs() <= tol
+                    && dt <= tol
+                    && (vp[0] - vq[0]).abs() <= tol
+                    && (vp[1] - vq[1]).abs() <= tol
+            });
+            match hit {
+                Some(j) => used[j] = true,
+                None => out.push((d, i)),
+            }
+        }
+    }
+    out
+}
+
+/// Tolerance of [`self_tiling_note`] (`[m]`, `[s]`, `[m/s]`).
+pub const SELF_TILING_TOLERANCE: f64 = 1e-6;
+
+/// A note when the patch does not tile with itself — its north side is not
+/// the mirror of its south side, or its west side not that of its east
+/// side, so that copies of it side by side leave walkers with no one to
+/// continue them — naming the first points without a partner; `None` when
+/// it tiles. Not a problem: a patch composed with other neighbours
+/// (`crowdpatch compose`) need not tile with itself. O(p²) per side.
+pub fn self_tiling_note(patch: &Patch) -> Option<String> {
+    let (pi, u) = (patch.header.period, patch.header.comfort_speed);
+    let mut seams = Vec::new();
+    let mut unmatched = 0;
+    for (a, b) in [(Side::South, Side::North), (Side::East, Side::West)] {
+        let here = mirror_mismatches(&patch.sides[a], &patch.sides[b], pi, u, SELF_TILING_TOLERANCE);
+        let there = mirror_mismatches(&patch.sides[b], &patch.sides[a], pi, u, SELF_TILING_TOLERANCE);
+        if here.is_empty() && there.is_empty() {
+            continue;
+        }
+        unmatched += here.len() + there.len();
+        let first = here
+            .first()
+            .map(|&(d, i)| (a, d, i))
+            .or_else(|| there.first().map(|&(d, i)| (b, d, i)))
+            .map(|(side, d, i)| {
+                let p = &patch.sides[side].points(d)[i];
+                format!("sides.{}.{}[{i}] at s = {} m, t = {} s", side.name(), d.field(), p.s, p.t)
+            })
+            .unwrap_or_default();
+        seams.push(format!("{} is not the mirror of {} (first: {first})", b.name(), a.name()));
+    }
+    (!seams.is_empty()).then(|| {
+        format!(
+            "does not tile with itself: {}; {unmatched} boundary point(s) have no partner across the seam \
+             (fine for a tile composed with other neighbours; the editor's Make tileable mirrors south and east)",
+            seams.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoundaryPoint, PatchDocument, SideDocument};
+    use std::path::Path;
+
+    fn side(entries: &[(f64, f64)], exits: &[(f64, f64)]) -> Option<SideDocument> {
+        let points = |v: &[(f64, f64)]| Some(v.iter().map(|&(s, t)| BoundaryPoint { s, t, velocity: None }).collect());
+        Some(SideDocument { entries: points(entries), exits: points(exits), ..SideDocument::default() })
+    }
+
+    #[test]
+    fn a_patch_tiles_with_itself_when_north_mirrors_south_and_west_mirrors_east() {
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        // South entries at s mirror to north exits at L − s (docs/design.md
+        // "Mirror rule"); an inline side is in the patch frame.
+        doc.sides.south = side(&[(4.0, 1.0)], &[]);
+        doc.sides.north = side(&[], &[(12.0, 1.0)]);
+        let tiles = doc.resolve(None, Path::new(".")).unwrap();
+        let mirrored = crate::model::Pattern::mirror(&tiles.sides[Side::South]);
+        assert_eq!(mirror_mismatches(&tiles.sides[Side::North], &tiles.sides[Side::South], 10.0, 1.33, 1e-6), vec![]);
+        assert_eq!(tiles.sides[Side::North].exits.len(), mirrored.exits.len());
+        assert_eq!(self_tiling_note(&tiles), None);
+        // The north exit a second later: no partner either way.
+        doc.sides.north = side(&[], &[(12.0, 2.0)]);
+        let shifted = doc.resolve(None, Path::new(".")).unwrap();
+        let note = self_tiling_note(&shifted).unwrap();
+        assert!(note.contains("north is not the mirror of south") && note.contains("2 boundary point(s)"), "{note}");
+        assert!(note.contains("sides.south.entries[0] at s = 4 m, t = 1 s"), "{note}");
+        assert!(!note.contains("west"), "{note}");
+    }
+}

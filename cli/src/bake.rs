@@ -440,7 +440,7 @@ fn summary(job: &Job, bake: &Bake) -> String {
             a.hip_height_ratio[0]
         )
     });
-    format!(
+    let mut out = format!(
         "{} -> {}: {} agents, {state}, {sep}, {} iterations, speed {:.2} m/s mean{anim}, {:.0} ms",
         job.source.display(),
         job.glb.display(),
@@ -448,5 +448,11 @@ fn summary(job: &Job, bake: &Bake) -> String {
         bake.collision.iterations,
         m.speed.mean,
         bake.timings.total_ms
-    )
+    );
+    // The one note a user acts on before placing the tile (the others are
+    // in the report).
+    if let Some(note) = bake.notes.iter().find(|n| n.starts_with("does not tile with itself")) {
+        out.push_str(&format!("\n  note: {}: {note}", job.source.display()));
+    }
+    out
 }

@@ -99,6 +99,13 @@ fn a_batch_bakes_every_shipped_patch_into_a_directory() {
             serde_json::from_slice(&std::fs::read(dir.path().join(format!("out/{stem}.report.json"))).unwrap())
                 .unwrap();
         assert_eq!(report["matching_mode"], "optimal");
+        // Only figure7 does not tile with itself: said on the command line
+        // and in the report's notes.
+        let note = "does not tile with itself";
+        let noted = report["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(note));
+        assert_eq!(noted, stem == "figure7", "{stem}: {}", report["notes"]);
+        let said = text(&out.stderr).lines().any(|l| l.contains(&format!("note: {p}: {note}")));
+        assert_eq!(said, stem == "figure7", "{stem}: {}", text(&out.stderr));
     }
 }
 

@@ -299,7 +299,7 @@ fn shards_in_any_order_then_a_gather_give_the_bytes_of_one_run() {
     for (job, tile, _) in &missing {
         assert!(stderr.contains(&format!("tile {tile}")) && stderr.contains(job.as_str()), "{stderr}");
     }
-    assert!(stderr.contains("shard 2/3 should have made it") == !missing.is_empty(), "{stderr}");
+    assert_eq!(stderr.contains("shard 2/3 should have made it"), !missing.is_empty(), "{stderr}");
     assert!(!sharded.path().join("world.json").exists());
     let slurm = Command::new(env!("CARGO_BIN_EXE_crowdpatch"))
         .arg("compose")

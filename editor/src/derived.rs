@@ -24,6 +24,11 @@ pub struct Derived {
     /// Per side, the points with no mirror partner on the opposite side
     /// (tiling with itself).
     pub seams: [Vec<(Direction, usize)>; 4],
+    /// "Does not tile with itself" and where, when the resolved document's
+    /// copies would not meet across their seams
+    /// ([`crowdpatch::validate::self_tiling_note`]: what the CLI and the
+    /// report say too); `None` when it tiles or does not resolve.
+    pub tiling: Option<String>,
     /// The problems of each boundary point (both points of an inseparable
     /// pair have it).
     pub point_problems: HashMap<PointId, Vec<String>>,
@@ -41,6 +46,7 @@ impl Default for Derived {
             resolved: None,
             warnings: vec![],
             seams: Default::default(),
+            tiling: None,
             point_problems: HashMap::new(),
             obstacle_problems: HashMap::new(),
             revision: None,
@@ -67,6 +73,7 @@ impl Derived {
             Err(problems) => (None, problems),
         };
         self.warnings = edit::clearance_warnings(doc);
+        self.tiling = self.resolved.as_ref().and_then(crowdpatch::validate::self_tiling_note);
         let comfort = doc.comfort_speed.unwrap_or(DEFAULT_COMFORT_SPEED);
         self.seams = std::array::from_fn(|k| {
             let side = Side::from_index(k);

@@ -258,46 +258,9 @@ pub fn seam_mismatches(doc: &PatchDocument, side: Side, base: &Path, tol: f64) -
     seam_mismatches_of(&here, &opposite, doc.period, comfort, tol)
 }
 
-/// [`seam_mismatches`] for two side-frame patterns: `here` and the pattern of
-/// the opposite side, whose mirror must equal `here`. Missing velocities are
-/// the defaults (the normal at `comfort` `[m/s]`).
-pub fn seam_mismatches_of(
-    here: &Pattern,
-    opposite: &Pattern,
-    period: f64,
-    comfort: f64,
-    tol: f64,
-) -> Vec<(Direction, usize)> {
-    let there = opposite.mirror();
-    let velocity = |b: &BoundaryPoint, d: Direction| {
-        b.velocity.unwrap_or(match d {
-            Direction::Entry => [0.0, comfort],
-            Direction::Exit => [0.0, -comfort],
-        })
-    };
-    let mut out = Vec::new();
-    for d in [Direction::Entry, Direction::Exit] {
-        let mut used = vec![false; there.points(d).len()];
-        for (i, p) in here.points(d).iter().enumerate() {
-            let vp = velocity(p, d);
-            let hit = there.points(d).iter().enumerate().position(|(j, q)| {
-                let dt = (p.t - q.t).abs();
-                let dt = dt.min(period - dt);
-                let vq = velocity(q, d);
-                !used[j]
-                    && (p.s - q.s).abs() <= tol
-                    && dt <= tol
-                    && (vp[0] - vq[0]).abs() <= tol
-                    && (vp[1] - vq[1]).abs() <= tol
-            });
-            match hit {
-                Some(j) => used[j] = true,
-                None => out.push((d, i)),
-            }
-        }
-    }
-    out
-}
+/// [`seam_mismatches`] for two side-frame patterns: the core's
+/// [`crowdpatch::validate::mirror_mismatches`].
+pub use crowdpatch::validate::mirror_mismatches as seam_mismatches_of;
 
 /// A clearance warning about obstacles: a gap between two obstacles, or
 /// between an obstacle and a side of the patch, narrower than 2r, that agents

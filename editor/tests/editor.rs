@@ -770,3 +770,25 @@ fn opening_and_saving_changes_no_byte_of_meaning() {
         assert_eq!(meaning(&after), meaning(&before), "{}", file.display());
     }
 }
+
+#[test]
+fn a_patch_that_does_not_tile_with_itself_says_so_in_problems_and_make_tileable_clears_it() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/plaza.patch.json"));
+    h.run();
+    assert!(h.state().derived.tiling.is_none(), "plaza tiles with itself");
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    let note = h.state().derived.tiling.clone().expect("figure7 does not tile with itself");
+    assert!(note.contains("north is not the mirror of south"), "{note}");
+    // The note's own button, in Problems.
+    h.get_by_label("Make tileable").click();
+    h.run();
+    h.run();
+    assert!(h.state().derived.tiling.is_none(), "{:?}", h.state().derived.tiling);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(h.state().derived.tiling.is_some());
+}

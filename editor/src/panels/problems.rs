@@ -13,17 +13,31 @@ use egui::{RichText, Sense, Ui};
 pub struct ProblemsPanel;
 
 impl ProblemsPanel {
-    /// The panel's title, with the number of problems and warnings.
+    /// The panel's title, with the number of problems, warnings and notes.
     pub fn title(derived: &Derived) -> String {
-        format!("Problems ({})", derived.problems.len() + derived.warnings.len())
+        let notes = usize::from(derived.tiling.is_some());
+        format!("Problems ({})", derived.problems.len() + derived.warnings.len() + notes)
     }
 
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
         let d = cx.derived;
-        if d.problems.is_empty() && d.warnings.is_empty() {
+        let note = d.tiling.as_ref();
+        if d.problems.is_empty() && d.warnings.is_empty() && note.is_none() {
             ui.colored_label(view::ENTRY, "No problems.");
             return;
+        }
+        if let Some(note) = note {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(format!("Note: {note}")).color(view::WARNING));
+                if ui
+                    .small_button("Make tileable")
+                    .on_hover_text("North := mirror(south), west := mirror(east)")
+                    .clicked()
+                {
+                    cx.commands.push(crate::command::Command::MakeTileable);
+                }
+            });
         }
         for p in &d.problems {
             let text = format!("{} {}", p.path, p.message);
