@@ -88,10 +88,14 @@ impl MenuBar {
 
     /// Draws the status bar: `message` (an error in red) and the tool's `hint`.
     pub fn status_bar(ui: &mut Ui, message: Option<&(String, bool)>, hint: &str) {
+        // An error takes the whole bar (wrapped), over the tool's hint.
+        if let Some((m, true)) = message {
+            ui.add(egui::Label::new(RichText::new(m).color(view::PROBLEM)).wrap());
+            return;
+        }
         ui.horizontal(|ui| {
             match message {
-                Some((m, true)) => ui.colored_label(view::PROBLEM, m),
-                Some((m, false)) => ui.label(m),
+                Some((m, _)) => ui.label(m),
                 None => ui.label("Ready. F1 lists the shortcuts."),
             };
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
