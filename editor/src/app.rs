@@ -333,6 +333,7 @@ impl EditorApp {
                 }
             }
             Command::CancelBake => self.baker.cancel(),
+            Command::ShowWalker { agent, time } => self.show_walker(agent, time),
             Command::Undo | Command::Redo => {
                 let undo = command == Command::Undo;
                 if if undo { self.document.undo() } else { self.document.redo() } {
@@ -359,6 +360,23 @@ impl EditorApp {
             }
             other => unreachable!("{other:?} is an edit, run by apply::apply"),
         }
+    }
+
+    /// Selects walker `agent` of the last bake, stops the timeline at `time`
+    /// (modulo the period) and centres the patch view on the walker.
+    fn show_walker(&mut self, agent: usize, time: f64) {
+        let Some(r) = self.baker.result.as_ref() else { return };
+        let period = r.baked.header.period;
+        let tau = time.rem_euclid(period);
+        self.selection = Selection::Walker(agent);
+        self.playback.time = tau;
+        self.playback.playing = false;
+        self.mode = ViewMode::Patch;
+        if let Some((_, p, _)) = crate::view::agents_at(&r.baked, tau).into_iter().find(|(i, ..)| *i == agent) {
+            let half = r.baked.header.size / 2.0;
+            self.views.patch.pan = [p[0] - half, p[1] - half];
+        }
+        self.say(format!("walker {agent} at t = {tau:.2} s"));
     }
 
     /// New, Open or Quit: asks about unsaved changes first.
@@ -520,14 +538,15 @@ impl EditorApp {
         egui::CollapsingHeader::new("Bake")
             .default_open(true)
             .show(ui, |ui| p.bake.ui(ui, &mut cx, baker, stages, revision));
-        egui::CollapsingHeader::new("Selection").default_open(true).show(ui, |ui| p.inspector.ui(ui, &mut cx));
+        let result = baker.result.as_ref();
+        egui::CollapsingHeader::new("Selection").default_open(true).show(ui, |ui| p.inspector.ui(ui, &mut cx, result));
         egui::CollapsingHeader::new("Metrics")
             .default_open(true)
             .show(ui, |ui| p.metrics.ui(ui, baker.result.as_ref(), &mut self.playback));
-        egui::CollapsingHeader::new(ProblemsPanel::title(cx.derived))
+        egui::CollapsingHeader::new(ProblemsPanel::title(cx.derived, result))
             .id_salt("problems")
             .default_open(true)
-            .show(ui, |ui| p.problems.ui(ui, &mut cx));
+            .show(ui, |ui| p.problems.ui(ui, &mut cx, result));
         let refused = cx.refused.take();
         if cx.edited {
             self.document.touch();

@@ -217,7 +217,8 @@ pub fn checked_selection(doc: &PatchDocument, selection: Selection, base: &Path)
     let ok = match selection {
         Selection::Point(id) => edit::side_view(doc, id.side, base).pattern.points(id.direction).len() > id.index,
         Selection::Obstacle(k) => k < doc.obstacles.len(),
-        Selection::None => true,
+        // The bake, not the document, holds walkers: what shows it checks.
+        Selection::None | Selection::Walker(_) => true,
     };
     if ok { selection } else { Selection::None }
 }

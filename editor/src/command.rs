@@ -85,6 +85,14 @@ pub enum Command {
         /// Seed of the places and group sizes.
         seed: u64,
     },
+    /// Selects a walker of the last bake and shows it at `time` `[s]`:
+    /// the timeline stops there and the patch view centres on the walker.
+    ShowWalker {
+        /// Agent index in the bake.
+        agent: usize,
+        /// Time `[s]` (any; taken modulo the period).
+        time: f64,
+    },
     /// Starts a bake of the current document.
     Bake,
     /// Cancels the running bake.

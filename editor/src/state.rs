@@ -21,6 +21,9 @@ pub enum Selection {
     Point(PointId),
     /// An obstacle.
     Obstacle(usize),
+    /// A walker of the last bake, by agent index (exogenous agents first,
+    /// in matching order, then endogenous ones).
+    Walker(usize),
 }
 
 /// What the central view shows.

@@ -792,3 +792,64 @@ fn a_patch_that_does_not_tile_with_itself_says_so_in_problems_and_make_tileable_
     h.run();
     assert!(h.state().derived.tiling.is_some());
 }
+
+#[test]
+fn a_walker_is_picked_in_the_patch_view_inspected_and_a_collision_in_problems_shows_it() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    h.state_mut().run_command(Command::Bake);
+    h.state_mut().wait_for_bake();
+    h.run();
+    // A walker on screen at the play time: click its disc.
+    let (agent, at) = {
+        let app = h.state();
+        let r = app.baker.result.as_ref().unwrap();
+        let tau = app.playback.time;
+        let (i, p, _) = crowdpatch_editor::view::agents_at(&r.baked, tau)
+            .into_iter()
+            .find(|(_, p, _)| p[0] > 2.0 && p[0] < 14.0 && p[1] > 2.0 && p[1] < 14.0)
+            .expect("a walker inside the patch");
+        (i, p)
+    };
+    let p = patch_pos(&h, at);
+    click(&mut h, p);
+    assert_eq!(h.state().selection, Selection::Walker(agent));
+    assert!(h.query_by_label(&format!("walker {agent}")).is_some(), "the inspector names it");
+    assert!(h.query_by_label_contains("its preferred speed").is_some());
+    // Clicking empty ground drops it.
+    let p = patch_pos(&h, [0.5, 15.5]);
+    click(&mut h, p);
+    assert_eq!(h.state().selection, Selection::None);
+
+    // A bake stopped after one iteration leaves collisions: listed in
+    // Problems; a click selects the walker and stops the timeline there
+    // (to the timeline slider's step).
+    let mut doc = h.state().doc().clone();
+    doc.solver.max_iterations = 1;
+    let file = ws.path().join("patches/crowded.patch.json");
+    std::fs::write(&file, doc.to_json()).unwrap();
+    h.state_mut().open(&file);
+    h.run();
+    h.state_mut().run_command(Command::Bake);
+    h.state_mut().wait_for_bake();
+    h.run();
+    let first = h.state().baker.result.as_ref().unwrap().bake.remaining.first().copied().expect("collisions left");
+    let label = format!("bake: walker {} and", first.agent);
+    // The Problems panel sits below the metrics: scrolled to, as a user would.
+    h.get_by_label_contains(&label).scroll_to_me();
+    h.run();
+    h.get_by_label_contains(&label).click();
+    h.run();
+    h.run();
+    assert_eq!(h.state().selection, Selection::Walker(first.agent), "{:?}", h.state().message);
+    assert!(
+        (h.state().playback.time - first.time.rem_euclid(doc.period)).abs() < 0.05,
+        "{} {}",
+        h.state().playback.time,
+        first.time
+    );
+    assert!(!h.state().playback.playing);
+}

@@ -2,6 +2,7 @@
 //! (centre and radius, or vertices), edited in place, with its problems.
 
 use super::field::{self, number};
+use crate::bake_job::BakeResult;
 use crate::command::Command;
 use crate::edit::{self, PointId, SideSource};
 use crate::state::{Cx, Selection};
@@ -14,14 +15,15 @@ use egui::{RichText, Ui};
 pub struct InspectorPanel;
 
 impl InspectorPanel {
-    /// Draws the panel.
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
+    /// Draws the panel; `result` is the last bake (for a selected walker).
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>, result: Option<&BakeResult>) {
         match *cx.selection {
             Selection::None => {
-                ui.label(RichText::new("Nothing selected. Click a point or an obstacle.").weak());
+                ui.label(RichText::new("Nothing selected. Click a point, an obstacle or a walker.").weak());
             }
             Selection::Point(id) => point(ui, cx, id),
             Selection::Obstacle(k) => obstacle(ui, cx, k),
+            Selection::Walker(i) => walker(ui, cx, result, i),
         }
     }
 }
@@ -183,5 +185,52 @@ fn obstacle_refusal(o: &Obstacle, l: f64) -> Option<String> {
             .iter()
             .position(|v| !v.iter().all(|&c| inside(c)))
             .map(|i| format!("vertex [{i}] = ({}, {}) must lie in [0, {l}]² m", vs[i][0], vs[i][1])),
+    }
+}
+
+/// A walker of the last bake: where it enters and leaves, its pace, its
+/// speeds and route, and the collisions it is in (each a button that shows
+/// it at that time).
+fn walker(ui: &mut Ui, cx: &mut Cx<'_>, result: Option<&BakeResult>, i: usize) {
+    let Some((r, a)) = result.and_then(|r| r.bake.agents.get(i).map(|a| (r, a))) else {
+        ui.label("(no such walker in the last bake)");
+        return;
+    };
+    ui.label(RichText::new(format!("walker {i}")).strong());
+    let (from, to) = match a.kind {
+        crowdpatch::runtime::format::AgentKind::Exogenous { entry, exit } => (
+            format!("sides.{}.entries[{}]", entry.side.name(), entry.index),
+            format!("sides.{}.exits[{}]", exit.side.name(), exit.index),
+        ),
+        crowdpatch::runtime::format::AgentKind::Endogenous { index } => {
+            (format!("endogenous[{index}]"), "its own loop (endogenous)".into())
+        }
+    };
+    let path = &a.path;
+    let duration = path.end() - path.start();
+    egui::Grid::new("walker").num_columns(2).show(ui, |ui| {
+        for (k, v) in [
+            ("enters", from),
+            ("leaves", to),
+            ("pace", format!("{:.2} m/s (its preferred speed)", a.preferred_speed)),
+            ("speed", format!("{:.2} m/s mean, {:.2} m/s at most", path.mean_speed(), path.max_speed())),
+            ("route", format!("{:.1} m in {:.1} s", path.length(), duration)),
+            ("control points", path.points.len().to_string()),
+        ] {
+            ui.label(k);
+            ui.label(v);
+            ui.end_row();
+        }
+    });
+    if r.bake.collision.hurried.contains(&i) {
+        ui.colored_label(view::WARNING, "runs briefly where walking left it colliding (see the bake's notes)");
+    }
+    let mine: Vec<_> =
+        r.bake.remaining.iter().filter(|c| c.agent == i || c.other == crowdpatch::proximity::Other::Agent(i)).collect();
+    for c in mine {
+        let text = format!("collides at t = {:.2} s: {:.3} m apart (needs {:.2} m)", c.time, c.distance, c.required);
+        if ui.add(egui::Button::new(RichText::new(text).color(view::PROBLEM)).small()).clicked() {
+            cx.commands.push(Command::ShowWalker { agent: i, time: c.time });
+        }
     }
 }

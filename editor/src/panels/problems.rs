@@ -2,10 +2,13 @@
 //! point or obstacle it is about, from its typed target) and clearance
 //! warning.
 
+use crate::bake_job::BakeResult;
+use crate::command::Command;
 use crate::derived::Derived;
 use crate::state::{Cx, Selection};
 use crate::view;
 use crowdpatch::problem::Target;
+use crowdpatch::proximity::Other;
 use egui::{RichText, Sense, Ui};
 
 /// The problems panel (no state of its own).
@@ -13,19 +16,38 @@ use egui::{RichText, Sense, Ui};
 pub struct ProblemsPanel;
 
 impl ProblemsPanel {
-    /// The panel's title, with the number of problems, warnings and notes.
-    pub fn title(derived: &Derived) -> String {
+    /// The panel's title, with the number of problems, warnings, notes and
+    /// collisions left by the last bake.
+    pub fn title(derived: &Derived, result: Option<&BakeResult>) -> String {
         let notes = usize::from(derived.tiling.is_some());
-        format!("Problems ({})", derived.problems.len() + derived.warnings.len() + notes)
+        let left = result.map_or(0, |r| r.bake.remaining.len());
+        format!("Problems ({})", derived.problems.len() + derived.warnings.len() + notes + left)
     }
 
-    /// Draws the panel.
-    pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>) {
+    /// Draws the panel; `result` is the last bake, whose remaining
+    /// collisions are listed (a click shows the walker at that time).
+    pub fn ui(&mut self, ui: &mut Ui, cx: &mut Cx<'_>, result: Option<&BakeResult>) {
         let d = cx.derived;
         let note = d.tiling.as_ref();
-        if d.problems.is_empty() && d.warnings.is_empty() && note.is_none() {
+        let left = result.map_or(&[][..], |r| &r.bake.remaining[..]);
+        if d.problems.is_empty() && d.warnings.is_empty() && note.is_none() && left.is_empty() {
             ui.colored_label(view::ENTRY, "No problems.");
             return;
+        }
+        for c in left {
+            let other = match c.other {
+                Other::Agent(j) => format!("walker {j}"),
+                Other::Ghost(_) => "a walker of the neighbouring tile".to_owned(),
+                Other::Obstacle(k) => format!("obstacles[{k}]"),
+            };
+            let text = format!(
+                "bake: walker {} and {other} collide at t = {:.2} s, {:.3} m apart (needs {:.2} m)",
+                c.agent, c.time, c.distance, c.required
+            );
+            let r = ui.add(egui::Label::new(RichText::new(text).color(view::PROBLEM)).sense(Sense::click()));
+            if r.on_hover_text("Show the walker at that time").clicked() {
+                cx.commands.push(Command::ShowWalker { agent: c.agent, time: c.time });
+            }
         }
         if let Some(note) = note {
             ui.horizontal_wrapped(|ui| {
@@ -35,7 +57,7 @@ impl ProblemsPanel {
                     .on_hover_text("North := mirror(south), west := mirror(east)")
                     .clicked()
                 {
-                    cx.commands.push(crate::command::Command::MakeTileable);
+                    cx.commands.push(Command::MakeTileable);
                 }
             });
         }

@@ -5,7 +5,7 @@
 //! mode the same transform shows [`TilingView`].
 
 use crate::state::{Cx, Scene, Selection, ViewMode};
-use crate::tools::{PatchHit, Pointer, ToolBox, ToolCx, pick_patch};
+use crate::tools::{PatchHit, Pointer, ToolBox, ToolCx, ToolKind, pick_patch};
 use crate::view::{self, Layer, ViewTransform};
 use crate::views::chart::point_ring;
 use crate::views::tiling::TilingView;
@@ -80,6 +80,14 @@ impl PatchView {
             let pointer = Pointer::from_response(&response);
             if !panning {
                 tools.tool.patch_input(&mut ToolCx::from_cx(cx, tools.snap, scene.time), &xf, &pointer);
+                // Nothing of the document under a select click: a walker?
+                if let (Some(press), Some(r)) = (pointer.press, scene.result)
+                    && tools.tool.kind() == ToolKind::Select
+                    && *cx.selection == Selection::None
+                    && let Some(i) = walker_at(&r.baked, scene.time, &xf, press)
+                {
+                    *cx.selection = Selection::Walker(i);
+                }
             }
             tools.tool.draw_patch(&painter, &xf, response.hover_pos());
             if let Some(h) = response.hover_pos() {
@@ -91,7 +99,7 @@ impl PatchView {
                     egui::FontId::monospace(12.0),
                     Color32::from_gray(150),
                 );
-                hover_tooltip(ui, &xf, h, cx);
+                hover_tooltip(ui, &xf, h, cx, scene);
             }
         }
         painter.text(
@@ -105,8 +113,26 @@ impl PatchView {
     }
 }
 
+/// The walker of `baked` under screen position `at` at play time `time`
+/// `[s]` (within its disc, or 6 px of its centre when drawn smaller), the
+/// nearest if several; its agent index.
+pub fn walker_at(
+    baked: &crowdpatch::runtime::format::BakedPatch,
+    time: f64,
+    xf: &ViewTransform,
+    at: Pos2,
+) -> Option<usize> {
+    let reach = xf.len(baked.header.agent_radius).max(6.0);
+    view::agents_at(baked, time)
+        .into_iter()
+        .map(|(i, p, _)| (i, xf.to_screen(p).distance(at)))
+        .filter(|&(_, d)| d <= reach)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
 /// What is under the pointer at `h`, with its problems, in a tooltip.
-fn hover_tooltip(ui: &Ui, xf: &ViewTransform, h: Pos2, cx: &Cx<'_>) {
+fn hover_tooltip(ui: &Ui, xf: &ViewTransform, h: Pos2, cx: &Cx<'_>, scene: &Scene<'_>) {
     let d = cx.derived;
     let text = match pick_patch(cx.doc, &d.sides, xf, h) {
         Some(PatchHit::Point(id)) => {
@@ -128,7 +154,15 @@ fn hover_tooltip(ui: &Ui, xf: &ViewTransform, h: Pos2, cx: &Cx<'_>) {
             }
             Some(t)
         }
-        None => None,
+        None => scene.result.and_then(|r| {
+            let i = walker_at(&r.baked, scene.time, xf, h)?;
+            let a = r.bake.agents.get(i)?;
+            Some(format!(
+                "walker {i}: pace {:.2} m/s, {:.2} m/s now (click to inspect)",
+                a.preferred_speed,
+                a.path.velocity_at(scene.time).norm()
+            ))
+        }),
     };
     if let Some(text) = text {
         let layer = egui::LayerId::new(egui::Order::Tooltip, egui::Id::unique("patch-tip"));
@@ -211,7 +245,12 @@ fn draw_layers(painter: &egui::Painter, xf: &ViewTransform, dark: bool, cx: &Cx<
                     );
                 }
             }
-            (Layer::Agents, Some(r)) => view::draw_agents_at(painter, xf, &r.baked, scene.time, [0.0, 0.0]),
+            (Layer::Agents, Some(r)) => {
+                view::draw_agents_at(painter, xf, &r.baked, scene.time, [0.0, 0.0]);
+                if let Selection::Walker(i) = *cx.selection {
+                    draw_selected_walker(painter, xf, r, i, scene.time);
+                }
+            }
             (Layer::Boundary, _) => draw_boundary(painter, xf, cx),
             (_, None) => {}
         }
@@ -251,5 +290,23 @@ fn draw_boundary(painter: &egui::Painter, xf: &ViewTransform, cx: &Cx<'_>) {
     for (id, p, t) in view::boundary_positions(&cx.derived.sides, doc.size, xf) {
         let colour = view::time_colour(t, doc.period);
         view::draw_marker(painter, p, view::inward_screen(id.side), id.direction, colour, 6.0, point_ring(cx, id));
+    }
+}
+
+/// The selected walker: its route (smoothed path) and a ring round it
+/// (each of its instances) at play time `time` `[s]`.
+fn draw_selected_walker(
+    painter: &egui::Painter,
+    xf: &ViewTransform,
+    r: &crate::bake_job::BakeResult,
+    i: usize,
+    time: f64,
+) {
+    let Some(a) = r.bake.agents.get(i) else { return };
+    let line: Vec<Pos2> = a.path.points.iter().map(|c| xf.to_screen([c.p.x, c.p.y])).collect();
+    painter.add(egui::Shape::line(line, Stroke::new(2.0, view::SELECTED)));
+    let rad = xf.len(r.baked.header.agent_radius).max(2.0) + 4.0;
+    for (_, p, _) in view::agents_at(&r.baked, time).into_iter().filter(|(k, ..)| *k == i) {
+        painter.circle_stroke(xf.to_screen(p), rad, Stroke::new(2.5, view::SELECTED));
     }
 }
