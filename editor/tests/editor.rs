@@ -784,7 +784,7 @@ fn a_patch_that_does_not_tile_with_itself_says_so_in_problems_and_make_tileable_
     let note = h.state().derived.tiling.clone().expect("figure7 does not tile with itself");
     assert!(note.contains("north is not the mirror of south"), "{note}");
     // The note's own button, in Problems.
-    h.get_by_label("Make tileable").click();
+    h.get_by_label("Make it tileable").click();
     h.run();
     h.run();
     assert!(h.state().derived.tiling.is_none(), "{:?}", h.state().derived.tiling);
