@@ -53,7 +53,7 @@ impl ProblemsPanel {
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(format!("Note: {note}")).color(view::WARNING));
                 if ui
-                    .small_button("Make tileable")
+                    .small_button("Make it tileable")
                     .on_hover_text("North := mirror(south), west := mirror(east)")
                     .clicked()
                 {
