@@ -81,7 +81,8 @@ impl PatchView {
             if !panning {
                 tools.tool.patch_input(&mut ToolCx::from_cx(cx, tools.snap, scene.time), &xf, &pointer);
                 // Nothing of the document under a select click: a walker?
-                if let (Some(press), Some(r)) = (pointer.press, scene.result)
+                // (A press, or a click whose press and release came in one frame.)
+                if let (Some(press), Some(r)) = (pointer.press.or(pointer.click), scene.result)
                     && tools.tool.kind() == ToolKind::Select
                     && *cx.selection == Selection::None
                     && let Some(i) = walker_at(&r.baked, scene.time, &xf, press)
