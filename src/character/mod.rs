@@ -325,9 +325,14 @@ pub fn position_of(m: &Matrix4<f64>) -> V3 {
 /// nearest rotation by nalgebra's iterative `from_matrix_eps` started from
 /// it (a sheared matrix, from non-uniform scales). The closed form costs
 /// about 1/50 of the iteration from the identity and agrees with it to a
-/// few ulps.
+/// few ulps. The iteration stops after [`MAX_ROTATION_ITERATIONS`] (a
+/// degenerate matrix never converges: a zero column, or entries that
+/// overflowed); a matrix with a non-finite entry gives the identity. O(1).
 pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
     let mut r: Matrix3<f64> = m.fixed_view::<3, 3>(0, 0).into_owned();
+    if !r.iter().all(|x| x.is_finite()) {
+        return Quat::identity();
+    }
     for c in 0..3 {
         let n = r.column(c).norm();
         if n > 0.0 {
@@ -337,8 +342,18 @@ pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
     let closed =
         Quat::new_normalize(Quat::from_rotation_matrix(&nalgebra::Rotation3::from_matrix_unchecked(r)).into_inner());
     let off = (r.transpose() * r - Matrix3::identity()).amax();
-    if off <= 1e-9 && r.determinant() > 0.0 { closed } else { Quat::from_matrix_eps(&r, f64::EPSILON, 0, closed) }
+    if off <= 1e-9 && r.determinant() > 0.0 {
+        closed
+    } else {
+        Quat::from_matrix_eps(&r, f64::EPSILON, MAX_ROTATION_ITERATIONS, closed)
+    }
 }
+
+/// Iterations of [`rotation_of`]'s nearest-rotation search: a sheared joint
+/// matrix of a real rig converges in a few; found by fuzzing, a degenerate
+/// one (entries overflowed to ±∞ in a product, then NaN) looped for ever
+/// with nalgebra's 0, "until convergence".
+pub const MAX_ROTATION_ITERATIONS: usize = 100;
 
 /// A clip: poses sampled at a fixed interval over its duration.
 #[derive(Debug, Clone, PartialEq)]
@@ -737,6 +752,35 @@ pub fn blend_poses(poses: &[(&[Transform], f64)]) -> Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/character_gltf.rs`): a joint
+    /// whose global matrix overflowed (a node scale of 1e300 under another)
+    /// hung the importer in the nearest-rotation search for ever.
+    #[test]
+    fn degenerate_joint_matrices_give_a_rotation_at_once() {
+        let cases = [
+            Matrix4::from_element(f64::INFINITY),
+            Matrix4::from_element(f64::NAN),
+            Matrix4::zeros(),
+            Matrix4::new_nonuniform_scaling(&V3::new(1e300, 1e-300, 0.0)),
+            Matrix4::new(1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0),
+            Matrix4::new_nonuniform_scaling(&V3::new(1e200, 1e200, 1e200)) * Matrix4::from_element(1e200),
+        ];
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for m in cases {
+                tx.send(rotation_of(&m)).unwrap();
+            }
+        });
+        for k in 0..6 {
+            let q = rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap_or_else(|_| panic!("case {k} hangs"));
+            assert!(q.coords.iter().all(|c| c.is_finite()) || k == 2, "case {k}: {q:?}");
+        }
+        // A sheared matrix of a real rig still gets its nearest rotation.
+        let sheared = Matrix4::new(1.0, 0.1, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0);
+        let q = rotation_of(&sheared);
+        assert!((q.norm() - 1.0).abs() < 1e-12 && q.angle() < 0.1, "{q:?}");
+    }
 
     #[test]
     fn mul4_and_slerp_arcs_are_nalgebras_bit_for_bit() {
