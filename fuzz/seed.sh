@@ -21,12 +21,17 @@ head -c 64 /dev/urandom > "$c/patch_structured/random-0"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bin" bake patches/*.patch.json -o "$tmp/skeletal" --quiet
-"$bin" bake patches/figure7.patch.json patches/park.patch.json -o "$tmp/capsules" --animation none --quiet
-"$bin" bake patches/figure7.patch.json patches/park.patch.json -o "$tmp/meshopt" --compress meshopt --quiet
+# Small tiles fuzz faster (every execution parses the whole file): capsules
+# of the shipped patches but dense, and skeletal ones at 4 Hz.
+"$bin" bake patches/avenue.patch.json patches/figure7.patch.json patches/park.patch.json patches/plaza.patch.json \
+  -o "$tmp/capsules" --animation none --quiet
+"$bin" bake patches/figure7.patch.json patches/park.patch.json -o "$tmp/skeletal" --frame-rate 4 --quiet
+mkdir -p "$tmp/meshopt"
+"$bin" bake patches/figure7.patch.json -o "$tmp/meshopt/figure7-skeletal.glb" --frame-rate 4 --compress meshopt --quiet
+"$bin" bake patches/park.patch.json -o "$tmp/meshopt/park-capsules.glb" --animation none --compress meshopt --quiet
 "$bin" compose maps/town.map.json -o "$tmp/town" --quiet
 "$bin" compose maps/town.map.json -o "$tmp/wang" --wang 2 --quiet
-for d in skeletal capsules meshopt; do
+for d in capsules meshopt; do
   for f in "$tmp/$d"/*.glb; do cp "$f" "$c/tile_glb/$d-$(basename "$f")"; done
 done
 cp "$tmp/town/world.json" "$c/world_json/town.json"
