@@ -24,6 +24,7 @@
 //!
 //! Cost: O(lanes² · walkers per lane²) to place the phases.
 
+use crate::geometry::Vec2;
 use crate::model::{BoundaryPoint, DOCUMENT_FORMAT, PatchDocument, Pattern, Side, SideDocument, SidesDocument};
 use crate::pedestrians::reference::Reference;
 use rand::{RngExt, SeedableRng};
@@ -88,6 +89,25 @@ pub struct GenerateParams {
     pub speeds: Speeds,
     /// Seed of the draws.
     pub seed: u64,
+    /// The patch's static obstacles: no lane runs through one (nor within
+    /// r + [`LANE_CLEARANCE`] of it); the slots they block are left out.
+    pub obstacles: Vec<crate::model::Obstacle>,
+}
+
+/// Clearance `[m]` beyond r that a lane keeps from an obstacle.
+pub const LANE_CLEARANCE: f64 = 0.2;
+
+/// Whether a straight lane across the patch at `along` `[m]` on `axis` (0:
+/// a north/south lane at x = along, 1: an east/west lane at y = along)
+/// keeps r + [`LANE_CLEARANCE`] from every obstacle; sampled every 5 cm.
+/// O(L / 5 cm · obstacles · vertices).
+fn lane_clear(axis: usize, along: f64, l: f64, r: f64, obstacles: &[crate::model::Obstacle]) -> bool {
+    let n = (l / 0.05).ceil() as usize;
+    (0..=n).all(|k| {
+        let c = l * k as f64 / n as f64;
+        let p = if axis == 0 { Vec2::new(along, c) } else { Vec2::new(c, along) };
+        obstacles.iter().all(|o| crate::geometry::obstacle_signed_distance(p, o).0 >= r + LANE_CLEARANCE)
+    })
 }
 
 /// One lane: walkers heading towards `heading`, crossing at `along` `[m]`
@@ -133,7 +153,8 @@ pub enum GenerateError {
     },
     /// The lanes do not fit across the patch.
     #[error(
-        "{lanes} lanes heading {heading} do not fit across {size} m (at most {room}); lower the density or the share of that flow"
+        "{lanes} lanes heading {heading} do not fit across {size} m (at most {room}{}); lower the density or the share of that flow",
+        if *blocked > 0 { format!(", {blocked} more lane positions cross an obstacle") } else { String::new() }
     )]
     TooManyLanes {
         /// Heading.
@@ -144,6 +165,8 @@ pub enum GenerateError {
         room: usize,
         /// Side length `[m]`.
         size: f64,
+        /// Lane positions left out because they cross an obstacle.
+        blocked: usize,
     },
 }
 
@@ -209,7 +232,12 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
     // Walkers per period: density·L² walkers present, each for L/u.
     let mean_speed = (0..256).map(|_| p.speeds.draw(&mut rng)).sum::<f64>() / 256.0;
     let per_period = p.density * l * pi * mean_speed;
-    let mut free: [Vec<f64>; 2] = [slots(l, p.agent_radius), slots(l, p.agent_radius)];
+    // Lane positions clear of the obstacles, per axis.
+    let clear = |axis: usize| -> Vec<f64> {
+        slots(l, p.agent_radius).into_iter().filter(|&x| lane_clear(axis, x, l, p.agent_radius, &p.obstacles)).collect()
+    };
+    let mut free: [Vec<f64>; 2] = [clear(0), clear(1)];
+    let room: [usize; 2] = [free[0].len(), free[1].len()];
     let mut out = Vec::new();
     for &(heading, share) in &p.flows {
         let mut left = (per_period * share.max(0.0) / total_share).round() as usize;
@@ -219,8 +247,14 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
             let u = p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
             let (m, q) = lane_for(l, pi, u, left);
             if free[axis].is_empty() {
-                let room = slots(l, p.agent_radius).len();
-                return Err(GenerateError::TooManyLanes { heading: heading.name(), lanes: count + 1, room, size: l });
+                let blocked = slots(l, p.agent_radius).len() - room[axis];
+                return Err(GenerateError::TooManyLanes {
+                    heading: heading.name(),
+                    lanes: count + 1,
+                    room: room[axis],
+                    size: l,
+                    blocked,
+                });
             }
             let k = rng.random_range(0..free[axis].len());
             let along = free[axis].remove(k);
@@ -358,6 +392,7 @@ pub fn library_pattern(
                 lanes: n.div_ceil(MAX_PER_LANE),
                 room: slots(size, r).len() / 2,
                 size,
+                blocked: 0,
             });
         }
         let x = free.remove(rng.random_range(0..free.len()));
@@ -531,6 +566,43 @@ mod tests {
     use crate::model::Direction;
     use std::path::Path;
 
+    #[test]
+    fn lanes_keep_clear_of_obstacles_and_say_when_one_blocks_them_all() {
+        use crate::model::Obstacle;
+        // A fountain in the middle and a building along the west half.
+        let fountain = Obstacle::Circle { center: [8.0, 8.0], radius: 2.0 };
+        let building = Obstacle::Polygon(vec![[2.0, 11.0], [6.0, 11.0], [6.0, 14.0], [2.0, 14.0]]);
+        for seed in 0..20 {
+            let p = GenerateParams { obstacles: vec![fountain.clone(), building.clone()], ..params(0.05, seed) };
+            let lanes = lanes(&p).unwrap();
+            assert!(!lanes.is_empty());
+            for lane in &lanes {
+                let axis = lane.heading.index() % 2;
+                for k in 0..=160 {
+                    let c = k as f64 * 0.1;
+                    let q = if axis == 0 { Vec2::new(lane.along, c) } else { Vec2::new(c, lane.along) };
+                    for o in &p.obstacles {
+                        let d = crate::geometry::obstacle_signed_distance(q, o).0;
+                        assert!(d >= 0.3 + LANE_CLEARANCE - 1e-9, "seed {seed}: lane {lane:?} passes {d} m from {o:?}");
+                    }
+                }
+            }
+        }
+        // Without the obstacles the same draws put lanes through them.
+        let through = (0..20).any(|seed| {
+            lanes(&params(0.05, seed)).unwrap().iter().any(|lane| {
+                let axis = lane.heading.index() % 2;
+                !lane_clear(axis, lane.along, 16.0, 0.3, &[fountain.clone(), building.clone()])
+            })
+        });
+        assert!(through);
+        // A wall across the whole patch blocks every north/south lane.
+        let wall = Obstacle::Polygon(vec![[0.5, 7.0], [15.5, 7.0], [15.5, 9.0], [0.5, 9.0]]);
+        let p = GenerateParams { obstacles: vec![wall], flows: vec![(Side::North, 1.0)], ..params(0.05, 3) };
+        let e = lanes(&p).unwrap_err().to_string();
+        assert!(e.contains("at most 0") && e.contains("cross an obstacle"), "{e}");
+    }
+
     fn params(density: f64, seed: u64) -> GenerateParams {
         GenerateParams {
             size: 16.0,
@@ -540,6 +612,7 @@ mod tests {
             flows: vec![(Side::North, 0.3), (Side::South, 0.3), (Side::East, 0.2), (Side::West, 0.2)],
             speeds: Speeds::Weidmann,
             seed,
+            obstacles: Vec::new(),
         }
     }
 

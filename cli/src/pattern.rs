@@ -246,6 +246,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
         flows: parse_flows(&args.flows)?,
         speeds: args.speeds.speeds(args.speed),
         seed: args.seed,
+        obstacles: template.as_ref().map_or_else(Vec::new, |t| t.obstacles.clone()),
     };
     let lanes = lanes(&params)?;
     let mut doc = document(&lanes, &params, template.as_ref());

@@ -134,6 +134,7 @@ fn generate_patterns(
         flows: Side::ALL.iter().zip(flows).map(|(&s, f)| (s, f)).collect(),
         speeds: if reference { Speeds::Reference } else { Speeds::Weidmann },
         seed,
+        obstacles: doc.obstacles.clone(),
     };
     match lanes(&params) {
         Ok(l) => {
