@@ -99,9 +99,9 @@ pub fn apply(
                 false,
             ));
         }
-        Command::GeneratePatterns { density, flows, reference_speeds, seed } => {
+        Command::GeneratePatterns { density, flows, reference_speeds, seed, add } => {
             let before = doc.sides.clone();
-            message = Some(generate_patterns(doc, density, flows, reference_speeds, seed));
+            message = Some(generate_patterns(doc, density, flows, reference_speeds, seed, add.then_some(base)));
             changed = doc.sides != before;
             *selection = Selection::None;
         }
@@ -116,16 +116,20 @@ pub fn apply(
     Ok(Edit { changed, message })
 }
 
-/// Replaces the sides of `doc` by generated lanes; returns what to tell the
-/// user, and whether it is an error (the document is then unchanged).
+/// Replaces the sides of `doc` by generated lanes, or, with `add` (the
+/// document's directory, against which its pattern references resolve),
+/// adds the lanes' points to those already there (sides become inline);
+/// returns what to tell the user, and whether it is an error (the document
+/// is then unchanged). Lanes keep clear of the document's obstacles.
 fn generate_patterns(
     doc: &mut PatchDocument,
     density: f64,
     flows: [f64; 4],
     reference: bool,
     seed: u64,
+    add: Option<&Path>,
 ) -> (String, bool) {
-    use crowdpatch::generate::{GenerateParams, Speeds, document, lanes};
+    use crowdpatch::generate::{GenerateParams, Speeds, document, lanes, patterns};
     let params = GenerateParams {
         size: doc.size,
         period: doc.period,
@@ -139,8 +143,21 @@ fn generate_patterns(
     match lanes(&params) {
         Ok(l) => {
             let walkers: usize = l.iter().map(|x| x.per_period).sum();
-            doc.sides = document(&l, &params, Some(doc)).sides;
-            (format!("generated {} lanes, {walkers} walkers per period, crossing at their own speed", l.len()), false)
+            match add {
+                None => doc.sides = document(&l, &params, Some(doc)).sides,
+                Some(base) => {
+                    let generated = patterns(&l, doc.size, doc.period);
+                    for side in Side::ALL {
+                        let mut p = edit::side_view(doc, side, base).pattern;
+                        p.entries.extend(generated[side.index()].entries.iter().copied());
+                        p.exits.extend(generated[side.index()].exits.iter().copied());
+                        p.name = None;
+                        edit::set_side_inline(doc, side, &p);
+                    }
+                }
+            }
+            let how = if add.is_some() { "added" } else { "generated" };
+            (format!("{how} {} lanes, {walkers} walkers per period, crossing at their own speed", l.len()), false)
         }
         Err(e) => (format!("cannot generate: {e}"), true),
     }
@@ -256,8 +273,13 @@ mod tests {
         let mut doc = PatchDocument::new(16.0, 10.0);
         let mut sel = Selection::None;
         let base = Path::new(".");
-        let generate =
-            Command::GeneratePatterns { density: 0.05, flows: [1.0, 0.0, 1.0, 0.0], reference_speeds: true, seed: 3 };
+        let generate = Command::GeneratePatterns {
+            density: 0.05,
+            flows: [1.0, 0.0, 1.0, 0.0],
+            reference_speeds: true,
+            seed: 3,
+            add: false,
+        };
         let edit = apply(generate, &mut doc, &mut sel, base).unwrap();
         assert!(edit.changed && !edit.message.as_ref().unwrap().1, "{:?}", edit.message);
         // A share outside [0, 0.9]: an error, the document unchanged.

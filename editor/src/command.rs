@@ -75,6 +75,9 @@ pub enum Command {
         reference_speeds: bool,
         /// Seed of the draws.
         seed: u64,
+        /// Add the lanes' points to those already on the sides instead of
+        /// replacing them.
+        add: bool,
     },
     /// Adds people standing in groups of two and three out of every
     /// walker's route (`crowdpatch::generate::standing_groups`), as many as

@@ -637,7 +637,11 @@ fn the_pattern_generator_fills_the_four_sides_with_lanes_that_tile_and_undo_take
     let before = h.state().doc().clone();
     h.get_by_label("Generate at human pace").click();
     h.run();
-    h.get_by_label("Generate the four sides").click();
+    // figure7 has points on its sides: the generator offers to replace them
+    // or to add to them, never replaces them silently.
+    assert!(h.query_by_label("Generate the four sides").is_none());
+    let there: usize = h.state().sides().iter().map(|v| v.pattern.entries.len() + v.pattern.exits.len()).sum();
+    h.get_by_label(&format!("Replace the {there} points")).click();
     h.run();
     let doc = h.state().doc().clone();
     assert_ne!(doc.sides, before.sides);
@@ -657,6 +661,22 @@ fn the_pattern_generator_fills_the_four_sides_with_lanes_that_tile_and_undo_take
     h.state_mut().run_command(Command::Undo);
     h.run();
     assert_eq!(h.state().doc().sides, before.sides);
+    // Adding keeps every point that was there, the lanes' ones after them.
+    let old: Vec<Vec<(f64, f64)>> = Side::ALL
+        .iter()
+        .flat_map(|&side| [Direction::Entry, Direction::Exit].map(|d| points(h.state(), side, d)))
+        .collect();
+    h.get_by_label("Add lanes to them").click();
+    h.run();
+    let new: Vec<Vec<(f64, f64)>> = Side::ALL
+        .iter()
+        .flat_map(|&side| [Direction::Entry, Direction::Exit].map(|d| points(h.state(), side, d)))
+        .collect();
+    let added: usize = old.iter().zip(&new).map(|(o, n)| n.len() - o.len()).sum();
+    assert!(added > 0);
+    for (o, n) in old.iter().zip(&new) {
+        assert_eq!(&n[..o.len()], &o[..]);
+    }
 }
 
 /// The document's meaning: its JSON as a value (key order and number

@@ -171,16 +171,33 @@ impl LibraryPanel {
                 ui.label("Seed");
                 ui.add(egui::DragValue::new(&mut g.seed));
             });
-            if ui
-                .button("Generate the four sides")
-                .on_hover_text("Straight lanes whose walkers cross at their own speed; the patch tiles with itself")
-                .clicked()
-            {
-                cx.commands.push(Command::GeneratePatterns {
-                    density: g.density,
-                    flows: g.flows,
-                    reference_speeds: g.reference_speeds,
-                    seed: g.seed,
+            // Points already there are never replaced without saying so.
+            let there: usize = cx.derived.sides.iter().map(|v| v.pattern.entries.len() + v.pattern.exits.len()).sum();
+            let command = |add| Command::GeneratePatterns {
+                density: g.density,
+                flows: g.flows,
+                reference_speeds: g.reference_speeds,
+                seed: g.seed,
+                add,
+            };
+            let hint = "Straight lanes whose walkers cross at their own speed, clear of the obstacles; the patch tiles \
+                        with itself";
+            if there == 0 {
+                if ui.button("Generate the four sides").on_hover_text(hint).clicked() {
+                    cx.commands.push(command(false));
+                }
+            } else {
+                ui.horizontal(|ui| {
+                    if ui.button(format!("Replace the {there} points")).on_hover_text(hint).clicked() {
+                        cx.commands.push(command(false));
+                    }
+                    if ui
+                        .button("Add lanes to them")
+                        .on_hover_text("The lanes' points join those on the sides (sides become inline)")
+                        .clicked()
+                    {
+                        cx.commands.push(command(true));
+                    }
                 });
             }
             ui.horizontal(|ui| {
