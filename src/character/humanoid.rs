@@ -774,18 +774,36 @@ fn rig_extent(rig: &Rig) -> f64 {
     if pts.is_empty() { 0.0 } else { (hi - lo).norm() }
 }
 
+/// Characters of a name compared by [`nearest_names`]: a suggestion needs
+/// no more, and the comparison is quadratic in them.
+const NEAREST_CHARS: usize = 64;
+
+/// The length of the longest common substring of `a` and `b`, in
+/// characters. O(|a| · |b|).
+fn longest_common_substring(a: &[char], b: &[char]) -> usize {
+    let mut best = 0;
+    let mut prev = vec![0usize; b.len() + 1];
+    let mut cur = vec![0usize; b.len() + 1];
+    for &x in a {
+        for (j, &y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y { prev[j] + 1 } else { 0 };
+            best = best.max(cur[j + 1]);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    best
+}
+
 /// Up to three node names close to `name` (same words, or a common
 /// substring), as ` (nearest: a, b)`, or empty.
 fn nearest_names(names: &[String], name: &str) -> String {
-    let key = words(name).join("");
+    let key: Vec<char> = words(name).join("").chars().take(NEAREST_CHARS).collect();
     let mut scored: Vec<(usize, &String)> = names
         .iter()
         .filter(|n| !n.is_empty())
         .map(|n| {
-            let k = words(n).join("");
-            let common =
-                (0..key.len()).rev().find(|&l| l > 0 && (0..=key.len() - l).any(|s| k.contains(&key[s..s + l])));
-            (common.unwrap_or(0), n)
+            let k: Vec<char> = words(n).join("").chars().take(NEAREST_CHARS).collect();
+            (longest_common_substring(&key, &k), n)
         })
         .filter(|x| x.0 >= 3)
         .collect();
@@ -1001,7 +1019,15 @@ pub fn model_rotation(up: V3, left: V3) -> Rotation3<f64> {
     let forward = left.cross(&up);
     // Rows are the rig's directions: R · left = X, R · up = Y, R · fwd = Z.
     let m = Matrix3::from_rows(&[left.transpose(), up.transpose(), forward.transpose()]);
-    let exact = Rotation3::from_matrix(&m);
+    // `m` is a rotation up to rounding: made exactly one (Gram–Schmidt on
+    // its rows) rather than searched for. nalgebra's `Rotation3::from_matrix`
+    // iterates from the identity without bound and never ended on some
+    // turns near a half turn (a rig whose left points along −X, found by
+    // fuzzing: fuzz/ and docs/fuzzing.md).
+    let l = left.normalize();
+    let u = (up - l * l.dot(&up)).normalize();
+    let exact =
+        Rotation3::from_matrix_unchecked(Matrix3::from_rows(&[l.transpose(), u.transpose(), l.cross(&u).transpose()]));
     let snapped = Matrix3::from_fn(|r, c| {
         let row = m.row(r);
         let k = (0..3).max_by(|&a, &b| row[a].abs().total_cmp(&row[b].abs())).unwrap_or(0);
@@ -1149,6 +1175,49 @@ mod tests {
             (&name("RightToeBase"), Some(9), [-0.1, 0.0, 0.12]),
             (&name("LeftToe_End"), Some(6), [0.1, 0.0, 0.2]),
         ])
+    }
+
+    #[test]
+    fn nearest_names_of_names_beyond_ascii() {
+        // Found by fuzzing (joint_map): a joint map naming "ChelSSSSSe,\tUpperŮese"
+        // sliced its words inside 'Ů' (a byte index, not a character's) and panicked.
+        let names: Vec<String> = ["Hips", "Chest", "UpperChest", "Oberkörper"].map(String::from).into();
+        let near = nearest_names(&names, "ChelSSSSSe,\tUpperŮese");
+        assert!(near.contains("UpperChest"), "{near}");
+        assert!(nearest_names(&names, "Oberkörperx").contains("Oberkörper"));
+        // Long names are compared by their first characters, in bounded time.
+        let long = "Ů".repeat(100_000);
+        assert_eq!(
+            within(10, move || nearest_names(&[long.clone()], &long)),
+            " (nearest: ".to_string() + &"Ů".repeat(100_000) + ")"
+        );
+    }
+
+    /// Runs `f` on a thread and fails when it takes longer than `secs`
+    /// (a test of a former hang fails rather than hangs).
+    fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        rx.recv_timeout(std::time::Duration::from_secs(secs)).expect("finished in time")
+    }
+
+    #[test]
+    fn model_rotation_of_a_rig_turned_near_a_half_turn_returns() {
+        // Found by fuzzing (joint_map): a joint map swapping the legs of a
+        // biped gives these axes, about 175° from the model frame about Z;
+        // `Rotation3::from_matrix` from the identity never returned.
+        let up = V3::new(0.07974522228289001, 0.9968152785361251, 0.0);
+        let left = V3::new(-0.996815278536125, 0.07974522228288974, 0.0);
+        let r = within(10, move || model_rotation(up, left));
+        // Within 20° of a quarter-turn rotation (a half turn about Y): snapped to it.
+        assert_eq!(*r.matrix(), Matrix3::new(-1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0));
+        assert!((r * left).angle(&V3::x()) < 5f64.to_radians() && (r * up).angle(&V3::y()) < 5f64.to_radians());
+        // Tilted 30° from it: not snapped, the exact rotation.
+        let (s, c) = (30f64.to_radians().sin(), 30f64.to_radians().cos());
+        let (up, left) = (V3::new(s, c, 0.0), V3::new(-c, s, 0.0));
+        let r = within(10, move || model_rotation(up, left));
+        assert!((r * left - V3::x()).norm() < 1e-12 && (r * up - V3::y()).norm() < 1e-12, "{r:?}");
+        assert!((r.matrix().determinant() - 1.0).abs() < 1e-12);
     }
 
     #[test]
