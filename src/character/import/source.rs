@@ -83,6 +83,7 @@ impl Source {
             buffers.push(data);
         }
         check_accessors(&document, &buffers)?;
+        check_animation_targets(&document)?;
         Ok(Source { document, buffers, json })
     }
 
@@ -198,9 +199,53 @@ fn check_accessors(document: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(),
     Ok(())
 }
 
+/// Every animation channel targets a node of the file by a property glTF
+/// names: the `gltf` crate's validation leaves channel targets unchecked
+/// and its readers unwrap them (a panic, found by fuzzing).
+fn check_animation_targets(document: &gltf::Document) -> Result<(), String> {
+    let root = document.as_json();
+    for (a, animation) in root.animations.iter().enumerate() {
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let at = format!("animations[{a}].channels[{c}].target");
+            let node = channel.target.node.value();
+            if node >= root.nodes.len() {
+                return Err(format!("{at}.node = {node} but the file has {} nodes", root.nodes.len()));
+            }
+            if !matches!(channel.target.path, gltf::json::validation::Checked::Valid(_)) {
+                return Err(format!("{at}.path is not \"translation\", \"rotation\", \"scale\" or \"weights\""));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn animation_channels_must_target_a_node_by_a_known_path() {
+        // Found by fuzzing (character): a channel targeting node 5126 of a
+        // file of one node passed the gltf crate's validation, and
+        // reading its target panicked in the importer.
+        let data = base64::engine::general_purpose::STANDARD.encode([0u8; 16]);
+        let json = format!(
+            r#"{{"asset": {{"version": "2.0"}}, "nodes": [{{"name": "Hips"}}], "scenes": [{{"nodes": [0]}}],
+               "buffers": [{{"byteLength": 16, "uri": "data:application/octet-stream;base64,{data}"}}],
+               "bufferViews": [{{"buffer": 0, "byteLength": 16}}],
+               "accessors": [{{"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]}},
+                             {{"bufferView": 0, "byteOffset": 4, "componentType": 5126, "count": 1, "type": "VEC3"}}],
+               "animations": [{{"samplers": [{{"input": 0, "output": 1}}],
+                                "channels": [{{"sampler": 0, "target": {{"node": 0, "path": "translation"}}}}]}}]}}"#
+        );
+        assert!(Source::from_bytes(json.as_bytes(), None).is_ok());
+        let far = json.replace(r#""node": 0, "path""#, r#""node": 5126, "path""#);
+        let e = Source::from_bytes(far.as_bytes(), None).err().unwrap();
+        assert_eq!(e, "animations[0].channels[0].target.node = 5126 but the file has 1 nodes");
+        let bogus = json.replace(r#""path": "translation""#, r#""path": "colour""#);
+        let e = Source::from_bytes(bogus.as_bytes(), None).err().unwrap();
+        assert!(e.starts_with("animations[0].channels[0].target.path is not"), "{e}");
+    }
 
     #[test]
     fn geometry_extensions_are_refused_by_name() {
