@@ -84,6 +84,7 @@ impl Source {
         }
         check_accessors(&document, &buffers)?;
         check_animation_targets(&document)?;
+        check_accessor_types(&document)?;
         Ok(Source { document, buffers, json })
     }
 
@@ -219,6 +220,66 @@ fn check_animation_targets(document: &gltf::Document) -> Result<(), String> {
     Ok(())
 }
 
+/// Every accessor the importer reads has the element type and component
+/// type glTF requires of its use: the `gltf` crate's readers assume them
+/// (a debug assertion, or `unreachable!` on a component type, found by
+/// fuzzing), and its validation does not check them.
+fn check_accessor_types(document: &gltf::Document) -> Result<(), String> {
+    use gltf::Semantic;
+    use gltf::accessor::{DataType as T, Dimensions as D};
+    use gltf::animation::Property;
+    let expect = |a: gltf::Accessor<'_>, use_: &str, dims: D, types: &[T]| -> Result<(), String> {
+        if a.dimensions() == dims && types.contains(&a.data_type()) && a.sparse().is_none() {
+            return Ok(());
+        }
+        let names: Vec<String> = types.iter().map(|t| format!("{t:?}")).collect();
+        Err(format!(
+            "accessor {} ({use_}) is {:?} of {:?}{}, but must be {dims:?} of {}",
+            a.index(),
+            a.dimensions(),
+            a.data_type(),
+            if a.sparse().is_some() { ", sparse" } else { "" },
+            names.join(" or ")
+        ))
+    };
+    let normalized = [T::F32, T::I8, T::U8, T::I16, T::U16];
+    for skin in document.skins() {
+        if let Some(a) = skin.inverse_bind_matrices() {
+            expect(a, &format!("skins[{}].inverseBindMatrices", skin.index()), D::Mat4, &[T::F32])?;
+        }
+    }
+    for mesh in document.meshes() {
+        for prim in mesh.primitives() {
+            let at = |what: &str| format!("meshes[{}].primitives[{}].{what}", mesh.index(), prim.index());
+            for (semantic, a) in prim.attributes() {
+                match semantic {
+                    Semantic::Positions => expect(a, &at("POSITION"), D::Vec3, &[T::F32])?,
+                    Semantic::Normals => expect(a, &at("NORMAL"), D::Vec3, &[T::F32])?,
+                    Semantic::Joints(n) => expect(a, &at(&format!("JOINTS_{n}")), D::Vec4, &[T::U8, T::U16])?,
+                    Semantic::Weights(n) => expect(a, &at(&format!("WEIGHTS_{n}")), D::Vec4, &[T::F32, T::U8, T::U16])?,
+                    _ => {}
+                }
+            }
+            if let Some(a) = prim.indices() {
+                expect(a, &at("indices"), D::Scalar, &[T::U8, T::U16, T::U32])?;
+            }
+        }
+    }
+    for animation in document.animations() {
+        for channel in animation.channels() {
+            let s = channel.sampler();
+            let at = |what: &str| format!("animations[{}].samplers[{}].{what}", animation.index(), s.index());
+            expect(s.input(), &at("input"), D::Scalar, &[T::F32])?;
+            match channel.target().property() {
+                Property::Translation | Property::Scale => expect(s.output(), &at("output"), D::Vec3, &[T::F32])?,
+                Property::Rotation => expect(s.output(), &at("output"), D::Vec4, &normalized)?,
+                Property::MorphTargetWeights => expect(s.output(), &at("output"), D::Scalar, &normalized)?,
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +306,36 @@ mod tests {
         let bogus = json.replace(r#""path": "translation""#, r#""path": "colour""#);
         let e = Source::from_bytes(bogus.as_bytes(), None).err().unwrap();
         assert!(e.starts_with("animations[0].channels[0].target.path is not"), "{e}");
+    }
+
+    #[test]
+    fn accessors_must_have_the_types_of_their_use() {
+        // Found by fuzzing (character): a skin whose inverseBindMatrices
+        // accessor was not MAT4 of floats failed a debug assertion in the
+        // gltf crate's reader (and read garbage without); a rotation output
+        // of UNSIGNED_INT reached its `unreachable!`.
+        let data = base64::engine::general_purpose::STANDARD.encode([0u8; 64]);
+        let json = format!(
+            r#"{{"asset": {{"version": "2.0"}}, "nodes": [{{"name": "Hips"}}], "scenes": [{{"nodes": [0]}}],
+               "buffers": [{{"byteLength": 64, "uri": "data:application/octet-stream;base64,{data}"}}],
+               "bufferViews": [{{"buffer": 0, "byteLength": 64}}],
+               "accessors": [{{"bufferView": 0, "componentType": 5126, "count": 1, "type": "MAT4"}},
+                             {{"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]}},
+                             {{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC4"}}],
+               "skins": [{{"joints": [0], "inverseBindMatrices": 0}}],
+               "animations": [{{"samplers": [{{"input": 1, "output": 2}}],
+                                "channels": [{{"sampler": 0, "target": {{"node": 0, "path": "rotation"}}}}]}}]}}"#
+        );
+        assert!(Source::from_bytes(json.as_bytes(), None).is_ok());
+        let vec3 = json.replacen(r#""count": 1, "type": "MAT4""#, r#""count": 1, "type": "VEC3""#, 1);
+        let e = Source::from_bytes(vec3.as_bytes(), None).err().unwrap();
+        assert_eq!(e, "accessor 0 (skins[0].inverseBindMatrices) is Vec3 of F32, but must be Mat4 of F32");
+        let u32s = json.replace(
+            r#""componentType": 5126, "count": 1, "type": "VEC4""#,
+            r#""componentType": 5125, "count": 1, "type": "VEC4""#,
+        );
+        let e = Source::from_bytes(u32s.as_bytes(), None).err().unwrap();
+        assert!(e.starts_with("accessor 2 (animations[0].samplers[0].output) is Vec4 of U32"), "{e}");
     }
 
     #[test]
