@@ -82,6 +82,7 @@ impl Source {
             }
             buffers.push(data);
         }
+        check_node_tree(&document)?;
         check_accessors(&document, &buffers)?;
         check_animation_targets(&document)?;
         check_accessor_types(&document)?;
@@ -200,6 +201,39 @@ fn check_accessors(document: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(),
     Ok(())
 }
 
+/// The nodes form a forest, as glTF 2.0 requires (§ 3.5.3, "Nodes and
+/// Hierarchy": no node is the child of two nodes, none its own ancestor):
+/// the `gltf` crate's validation does not check it, and a node with two
+/// parents put a joint before its parent, out of bounds in forward
+/// kinematics (a panic, found by fuzzing). O(nodes · depth).
+fn check_node_tree(document: &gltf::Document) -> Result<(), String> {
+    let n = document.nodes().count();
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    for node in document.nodes() {
+        for c in node.children() {
+            if let Some(p) = parent[c.index()] {
+                return Err(format!(
+                    "nodes[{}] is a child of nodes[{p}] and nodes[{}]: glTF nodes form a tree (one parent each)",
+                    c.index(),
+                    node.index()
+                ));
+            }
+            parent[c.index()] = Some(node.index());
+        }
+    }
+    for start in 0..n {
+        let (mut k, mut steps) = (parent[start], 0);
+        while let Some(p) = k {
+            steps += 1;
+            if p == start || steps > n {
+                return Err(format!("nodes[{start}] is its own ancestor: glTF nodes form a tree"));
+            }
+            k = parent[p];
+        }
+    }
+    Ok(())
+}
+
 /// Every animation channel targets a node of the file by a property glTF
 /// names: the `gltf` crate's validation leaves channel targets unchecked
 /// and its readers unwrap them (a panic, found by fuzzing).
@@ -283,6 +317,30 @@ fn check_accessor_types(document: &gltf::Document) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nodes_must_form_a_tree() {
+        // Found by fuzzing (`fuzz/fuzz_targets/character_gltf.rs`): a
+        // mutated rig whose joint was the child of two joints put it before
+        // one of its parents, and forward kinematics indexed past the
+        // joints computed so far (a panic).
+        let json = |nodes: &str| {
+            format!(r#"{{"asset": {{"version": "2.0"}}, "nodes": [{nodes}], "scenes": [{{"nodes": [0]}}]}}"#)
+        };
+        let tree = json(r#"{"name": "Hips", "children": [1, 2]}, {"name": "L"}, {"name": "R"}"#);
+        assert!(Source::from_bytes(tree.as_bytes(), None).is_ok());
+        let two = json(r#"{"name": "Hips", "children": [1, 2]}, {"name": "L", "children": [2]}, {"name": "R"}"#);
+        let e = Source::from_bytes(two.as_bytes(), None).err().unwrap();
+        assert_eq!(e, "nodes[2] is a child of nodes[0] and nodes[1]: glTF nodes form a tree (one parent each)");
+        let cycle = json(
+            r#"{"name": "Hips", "children": [1]}, {"name": "L", "children": [2]}, {"name": "R", "children": [1]}"#,
+        );
+        let e = Source::from_bytes(cycle.as_bytes(), None).err().unwrap();
+        assert!(e.contains("a child of") || e.contains("its own ancestor"), "{e}");
+        let selfish = json(r#"{"name": "Hips", "children": [0]}"#);
+        let e = Source::from_bytes(selfish.as_bytes(), None).err().unwrap();
+        assert!(e.contains("its own ancestor"), "{e}");
+    }
 
     #[test]
     fn animation_channels_must_target_a_node_by_a_known_path() {
