@@ -61,6 +61,7 @@ impl Source {
         }
         let root: gltf::json::Root =
             serde_json::from_value(json.clone()).map_err(|e| format!("not a valid glTF document: {e}"))?;
+        check_attribute_indices(&root)?;
         let document = gltf::Document::from_json(root).map_err(|e| format!("not a valid glTF document: {e}"))?;
         let mut buffers = Vec::new();
         for b in document.buffers() {
@@ -234,6 +235,30 @@ fn check_node_tree(document: &gltf::Document) -> Result<(), String> {
     Ok(())
 }
 
+/// Every mesh attribute names an accessor of the file: the `gltf` crate's
+/// validation indexes the accessors by `POSITION` before it checks the
+/// index (a panic, found by fuzzing).
+fn check_attribute_indices(root: &gltf::json::Root) -> Result<(), String> {
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= root.accessors.len() {
+                    let name = match semantic {
+                        gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                        gltf::json::validation::Checked::Invalid => "?".into(),
+                    };
+                    return Err(format!(
+                        "meshes[{m}].primitives[{p}].attributes.{name} = {} but the file has {} accessors",
+                        index.value(),
+                        root.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every animation channel targets a node of the file by a property glTF
 /// names: the `gltf` crate's validation leaves channel targets unchecked
 /// and its readers unwrap them (a panic, found by fuzzing).
@@ -364,6 +389,16 @@ mod tests {
         let bogus = json.replace(r#""path": "translation""#, r#""path": "colour""#);
         let e = Source::from_bytes(bogus.as_bytes(), None).err().unwrap();
         assert!(e.starts_with("animations[0].channels[0].target.path is not"), "{e}");
+    }
+
+    #[test]
+    fn mesh_attributes_must_name_an_accessor_of_the_file() {
+        // Found by fuzzing (character): POSITION = 1000000000 panicked in
+        // the gltf crate's own validation (it indexes before checking).
+        let json =
+            br#"{"asset": {"version": "2.0"}, "meshes": [{"primitives": [{"attributes": {"POSITION": 1000000000}}]}]}"#;
+        let e = Source::from_bytes(json, None).err().unwrap();
+        assert_eq!(e, "meshes[0].primitives[0].attributes.POSITION = 1000000000 but the file has 0 accessors");
     }
 
     #[test]
