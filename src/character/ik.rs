@@ -130,7 +130,14 @@ pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usiz
     if l1 < 1e-9 || l2 < 1e-9 {
         return;
     }
-    let d = (target - h).norm().clamp((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
+    // The reachable distances; none for a chain shorter than the 1 µm kept
+    // from folding flat (or not finite): left as it is. (`clamp` panicked on
+    // such a chain, a character with bones of 0.1 µm found by fuzzing.)
+    let (near, far) = ((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
+    if !(near <= far) {
+        return;
+    }
+    let d = (target - h).norm().clamp(near, far);
     // Wanted knee angle (interior angle at the knee).
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
     let upper_rotation = fk.rotation(upper);
@@ -527,6 +534,22 @@ mod tests {
                 assert_eq!(p[thigh], p0[thigh], "the hip joint does not move");
             }
         }
+    }
+
+    #[test]
+    fn a_chain_too_short_to_bend_is_left_as_it_is() {
+        // Found by fuzzing (character): bones of 0.05 µm (a file in
+        // metres scaled by 1e-7) made the reachable range empty and
+        // `f64::clamp` panicked.
+        let j = |name: &str, parent, y: f64| Joint {
+            name: name.into(),
+            parent,
+            rest: Transform { translation: V3::new(0.0, y, 0.0), ..Transform::default() },
+        };
+        let sk = Skeleton { joints: vec![j("Upper", None, 0.0), j("Lower", Some(0), -5e-8), j("End", Some(1), -5e-8)] };
+        let mut pose = sk.rest_pose();
+        two_bone_ik(&sk, &mut pose, 0, 1, 2, V3::new(0.0, -0.5, 0.1), None);
+        assert_eq!(pose, sk.rest_pose());
     }
 
     #[test]
