@@ -46,6 +46,16 @@ impl Source {
             return Err(format!("the file is {} bytes, more than the {MAX_BYTES} read", bytes.len()));
         }
         let (json_bytes, bin) = if bytes.starts_with(b"glTF") {
+            // The gltf crate subtracts the header's size from this length
+            // unchecked (an overflow panic in debug builds, found by
+            // fuzzing): checked here first.
+            let length = bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            if length.is_none_or(|l| l < 12) {
+                return Err(match length {
+                    Some(l) => format!("not a valid GLB: its header gives a length of {l} bytes, less than its own 12"),
+                    None => format!("not a valid GLB: {} bytes is too short for its header", bytes.len()),
+                });
+            }
             let glb = gltf::binary::Glb::from_slice(bytes).map_err(|e| format!("not a valid GLB: {e}"))?;
             (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
         } else {
@@ -389,6 +399,18 @@ mod tests {
         let bogus = json.replace(r#""path": "translation""#, r#""path": "colour""#);
         let e = Source::from_bytes(bogus.as_bytes(), None).err().unwrap();
         assert!(e.starts_with("animations[0].channels[0].target.path is not"), "{e}");
+    }
+
+    #[test]
+    fn a_glb_header_length_below_its_own_size_is_refused() {
+        // Found by fuzzing (character): a GLB header with length 0 overflowed
+        // a subtraction in the gltf crate (a panic in debug builds).
+        let mut glb = b"glTF\x02\0\0\0\0\0\0\0".to_vec();
+        glb.extend_from_slice(&[0; 16]);
+        let e = Source::from_bytes(&glb, None).err().unwrap();
+        assert_eq!(e, "not a valid GLB: its header gives a length of 0 bytes, less than its own 12");
+        let e = Source::from_bytes(b"glTF\x02\0", None).err().unwrap();
+        assert_eq!(e, "not a valid GLB: 6 bytes is too short for its header");
     }
 
     #[test]
