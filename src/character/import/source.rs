@@ -201,6 +201,15 @@ fn check_accessors(document: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(),
         let Some(view) = a.view() else { continue };
         let elem = a.size();
         let stride = view.stride().unwrap_or(elem);
+        if stride < elem {
+            // glTF 2.0 §3.6.2.4; the gltf crate's readers assume it (a
+            // debug assertion, found by fuzzing).
+            return Err(format!(
+                "accessor {} has {elem}-byte elements but its buffer view {} has byteStride {stride}",
+                a.index(),
+                view.index()
+            ));
+        }
         let end = (a.count() - 1)
             .checked_mul(stride)
             .and_then(|x| x.checked_add(a.offset()))
@@ -411,6 +420,24 @@ mod tests {
         assert_eq!(e, "not a valid GLB: its header gives a length of 0 bytes, less than its own 12");
         let e = Source::from_bytes(b"glTF\x02\0", None).err().unwrap();
         assert_eq!(e, "not a valid GLB: 6 bytes is too short for its header");
+    }
+
+    #[test]
+    fn a_stride_shorter_than_an_element_is_refused() {
+        // Found by fuzzing (character): VEC4 rotations read through a view
+        // of byteStride 4 failed a debug assertion in the gltf crate's
+        // reader (overlapping elements without it).
+        let data = base64::engine::general_purpose::STANDARD.encode([0u8; 32]);
+        let json = format!(
+            r#"{{"asset": {{"version": "2.0"}},
+               "buffers": [{{"byteLength": 32, "uri": "data:application/octet-stream;base64,{data}"}}],
+               "bufferViews": [{{"buffer": 0, "byteLength": 32, "byteStride": 16}}],
+               "accessors": [{{"bufferView": 0, "componentType": 5126, "count": 2, "type": "VEC4"}}]}}"#
+        );
+        assert!(Source::from_bytes(json.as_bytes(), None).is_ok());
+        let short = json.replace(r#""byteStride": 16"#, r#""byteStride": 4"#);
+        let e = Source::from_bytes(short.as_bytes(), None).err().unwrap();
+        assert_eq!(e, "accessor 0 has 16-byte elements but its buffer view 0 has byteStride 4");
     }
 
     #[test]
