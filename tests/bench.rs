@@ -277,3 +277,41 @@ fn greedy_is_default_without_linear_programs() {
     }
     assert!(polished > 0, "default never polished");
 }
+
+#[test]
+fn a_patch_left_with_a_collision_restarts_and_converges_and_one_that_converges_never_restarts() {
+    // Case (42, 13) of the separated protocol: two walkers through the
+    // patch's north-west corner 0.16 s apart, which the first attempt (and
+    // the calm one) leave 0.51 m apart; a restart with another draw of the
+    // pushes' turns separates them (issue 30).
+    let sep = Protocol::opt(Variant::Separated);
+    let patch = sep.patch(42, 13);
+    let b = crowdpatch::bake::bake(&patch, &mut Quiet).unwrap();
+    assert!(b.converged(), "{:?}", b.collision.remaining);
+    assert!(b.remaining.is_empty(), "the final paths keep every separation: {:?}", b.remaining);
+    let restarted: Vec<&String> = b.notes.iter().filter(|n| n.contains("started again")).collect();
+    assert_eq!(restarted.len(), 1, "{:?}", b.notes);
+    // The baseline solver is never restarted: the seed paper's Algorithm 2
+    // stays as written.
+    let paper = crowdpatch::bake::BakeOverrides { method: Some(SolverKind::Paper), ..Default::default() }.apply(&patch);
+    let p = crowdpatch::bake::bake(&paper, &mut Quiet).unwrap();
+    assert!(!p.notes.iter().any(|n| n.contains("started again")), "{:?}", p.notes);
+    // A case that converges at once does not restart, and its result is
+    // the first attempt's (same as the collision stage alone).
+    let easy = sep.patch(20, 0);
+    let e = crowdpatch::bake::bake(&easy, &mut Quiet).unwrap();
+    assert!(e.converged());
+    assert!(!e.notes.iter().any(|n| n.contains("started again")), "{:?}", e.notes);
+    let mut alone = e.initial.clone();
+    let params = CollisionParams::from_patch(&easy);
+    let out =
+        crowdpatch::collision::remove_collisions(&mut alone, &easy.obstacles, &e.ghosts, &params, &mut |_, _| true);
+    assert!(out.converged);
+    assert_eq!(
+        alone.iter().map(|a| &a.path).collect::<Vec<_>>(),
+        e.collision_free.iter().map(|a| &a.path).collect::<Vec<_>>()
+    );
+}
+
+struct Quiet;
+impl crowdpatch::bake::BakeObserver for Quiet {}

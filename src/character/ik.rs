@@ -134,7 +134,7 @@ pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usiz
     // from folding flat (or not finite): left as it is. (`clamp` panicked on
     // such a chain, a character with bones of 0.1 µm found by fuzzing.)
     let (near, far) = ((l1 - l2).abs() + 1e-6, (l1 + l2) * 0.9995);
-    if !(near <= far) {
+    if near.partial_cmp(&far).is_none_or(|o| o == std::cmp::Ordering::Greater) {
         return;
     }
     let d = (target - h).norm().clamp(near, far);

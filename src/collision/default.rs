@@ -51,11 +51,7 @@ pub const MAX_ROTATION: f64 = 0.25;
 /// Time `[s]` over which a move fades in after a fixed crossing stub (and
 /// out before one).
 pub const STUB_RAMP: f64 = 0.4;
-/// No move makes a segment faster than this many times u_cft (unless it
-/// already was): 2.13 m/s at the default comfort speed, under the 2.2 m/s
-/// above which walkers run (the walk-to-run transition of humans lies at
-/// about 2 m/s, Hreljac 1993).
-pub const HARD_SPEED_FACTOR: f64 = 1.6;
+pub use super::params::HARD_SPEED_FACTOR;
 /// A time shift makes no segment faster than this many times u_cft (unless
 /// it already was): walkers let others pass by slowing down and waiting,
 /// and hurry little.

@@ -5,6 +5,12 @@ use crate::geometry::Vec2;
 use crate::model::{Patch, SolverKind};
 use crate::proximity::{Approach, Contact};
 
+/// No move makes a segment faster than this many times u_cft (unless it
+/// already was): 2.13 m/s at the default comfort speed, under the 2.2 m/s
+/// above which walkers run (the walk-to-run transition of humans lies at
+/// about 2 m/s, Hreljac 1993).
+pub const HARD_SPEED_FACTOR: f64 = 1.6;
+
 /// Parameters of collision removal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollisionParams {
