@@ -353,12 +353,47 @@ impl EditorApp {
             Command::SaveAs(p) => self.save_to(&p),
             Command::ExportGlb(p) => self.export(&p, false),
             Command::ExportPng(p) => self.export(&p, true),
+            Command::SetCharacter(file) => {
+                if self.set_character(file.as_deref()) {
+                    self.pending.push(Command::Bake);
+                }
+            }
+            Command::NoCharacter => {
+                self.baker.character = None;
+                self.say("walkers are baked as capsules");
+                self.pending.push(Command::Bake);
+            }
             Command::Recover(p) => self.recover(&p),
             Command::DiscardRecovery(p) => {
                 let _ = std::fs::remove_file(&p);
                 self.windows.recovery.retain(|(f, _)| *f != p);
             }
             other => unreachable!("{other:?} is an edit, run by apply::apply"),
+        }
+    }
+
+    /// Where the 3D view drew each walker last frame: agent and screen
+    /// position `[points]` (empty unless the 3D view shows a skeletal bake).
+    pub fn walkers_3d(&self) -> &[(usize, egui::Pos2)] {
+        if self.mode == ViewMode::Walkers3d { &self.views.scene3d.picks } else { &[] }
+    }
+
+    /// Bakes walkers as the built-in character (`file` `None`) or the
+    /// character of a glTF file from now on, prepared for the document's
+    /// comfort speed; says what loading found, or why the character cannot
+    /// walk (the previous choice is kept then). Returns whether it loaded.
+    pub fn set_character(&mut self, file: Option<&Path>) -> bool {
+        let speed = self.doc().header().comfort_speed;
+        match crate::bake_job::CharacterChoice::load(file, speed) {
+            Ok(c) => {
+                self.say(format!("walkers are baked as {} ({})", c.name, c.notes.join("; ")));
+                self.baker.character = Some(c);
+                true
+            }
+            Err(e) => {
+                self.fail(format!("cannot use the character: {e}"));
+                false
+            }
         }
     }
 
@@ -562,9 +597,16 @@ impl EditorApp {
         ui.horizontal(|ui| {
             ui.selectable_value(mode, ViewMode::Patch, "Patch");
             ui.selectable_value(mode, ViewMode::Tiling, "Tiling 3×3");
+            ui.selectable_value(mode, ViewMode::Walkers3d, "3D");
             ui.separator();
             if *mode == ViewMode::Tiling {
                 tiling.header(ui, &mut cx);
+            } else if *mode == ViewMode::Walkers3d {
+                let s3 = &mut self.views.scene3d;
+                if ui.checkbox(&mut s3.tiled, "3×3 tiling").changed() {
+                    s3.camera = None;
+                }
+                ui.checkbox(&mut s3.footprints, "footprints");
             } else {
                 ui.label(RichText::new("scroll: zoom · middle or Alt+drag: pan · Home: reset").weak());
             }
@@ -578,7 +620,31 @@ impl EditorApp {
         let charts_h = (ui.available_height() * 0.28).clamp(150.0, 260.0);
         let view_h = ui.available_height() - charts_h - 8.0;
         let size = vec2(ui.available_width(), view_h);
-        self.layout.patch = Some(self.views.patch.ui(ui, size, &mut cx, &mut self.tools, &scene));
+        if self.mode == ViewMode::Walkers3d {
+            match self.baker.result.as_ref().and_then(|r| r.playable.as_ref()) {
+                Some(Ok(playable)) => {
+                    let playable = playable.clone();
+                    self.views.scene3d.ui(ui, size, &mut cx, &playable, scene.time);
+                }
+                other => {
+                    let why = match other {
+                        Some(Err(e)) => format!("The bake cannot be played in 3D: {e}"),
+                        _ if self.baker.character.is_none() => {
+                            "Walkers are baked as capsules: choose a character in the Bake panel \
+                             (Walkers: characters), then bake (B)."
+                                .to_string()
+                        }
+                        _ if self.baker.baking() => "Baking the characters' footsteps and animation…".to_string(),
+                        _ => "Bake (B) to see the walkers in 3D.".to_string(),
+                    };
+                    ui.allocate_ui(size, |ui| {
+                        ui.centered_and_justified(|ui| ui.label(RichText::new(why).size(16.0)));
+                    });
+                }
+            }
+        } else {
+            self.layout.patch = Some(self.views.patch.ui(ui, size, &mut cx, &mut self.tools, &scene));
+        }
         ui.add_space(4.0);
         self.layout.charts = self.views.chart.ui(ui, charts_h - 22.0, &mut cx, &mut self.tools, scene.time);
         ChartView::legend(ui, &cx);

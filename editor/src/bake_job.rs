@@ -3,9 +3,13 @@
 //! the UI once per frame. Drawing never waits for a bake. [`Baker`] keeps
 //! the running job, the last result and the automatic re-bake's bookkeeping.
 
-use crowdpatch::bake::{Bake, BakeError, BakeObserver, Stage};
+use crowdpatch::animation::Skeletal;
+use crowdpatch::bake::{Bake, BakeError, BakeObserver, BakeOptions, Stage};
 use crowdpatch::model::Patch;
 use crowdpatch::runtime::format::BakedPatch;
+use crowdpatch::runtime::joints::JointSampler;
+use crowdpatch::runtime::skeletal::Character;
+use crowdpatch::runtime::tile::Tile;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
@@ -61,6 +65,66 @@ impl BakeObserver for Observer {
     }
 }
 
+/// What the 3D view plays of a skeletal bake: the tile read back from the
+/// very GLB bytes an export writes (through the runtime's reader, as a game
+/// loads it), its joint clips in playback form, and the character's skin.
+#[derive(Debug)]
+pub struct Playable {
+    /// The tile, from the GLB.
+    pub tile: Tile,
+    /// Its joint clips in playback form.
+    pub joints: JointSampler,
+    /// The character every walker plays: skeleton and skinned mesh.
+    pub character: Character,
+    /// Per joint of the character, its row among an instance's joints in
+    /// [`Self::joints`] (the GLB's joint nodes below an instance, breadth
+    /// first), matched by name as the skin matches them by node.
+    pub slots: Vec<usize>,
+    /// Size of the GLB `[bytes]`.
+    pub glb_bytes: usize,
+}
+
+impl Playable {
+    /// The playable form of a skeletal `bake` (`None` for a capsule bake).
+    ///
+    /// # Errors
+    /// The GLB cannot be written or read back (an exporter or reader
+    /// refusal, in words).
+    pub fn of(bake: &Bake) -> Result<Option<Playable>, String> {
+        let Some(sk) = bake.skeletal.as_ref() else { return Ok(None) };
+        let glb = crowdpatch_gltf::write_glb(
+            &bake.baked(),
+            Some(&bake.metrics.to_json()),
+            &crowdpatch_gltf::GlbOptions::default(),
+        )
+        .map_err(|e| format!("writing the GLB: {e}"))?;
+        let tile = Tile::from_glb(&glb).map_err(|e| format!("reading the GLB back: {e}"))?;
+        let joints = JointSampler::new(&tile).ok_or("the GLB has no joint clips")?;
+        let character = sk.animation.character.clone();
+        if joints.joint_count() != character.joints.len() {
+            return Err(format!(
+                "the GLB's instances have {} joints, the character {}",
+                joints.joint_count(),
+                character.joints.len()
+            ));
+        }
+        let clip = (0..tile.instance_count())
+            .find_map(|i| tile.joint_clip(i))
+            .ok_or("no instance of the GLB has a joint clip")?;
+        let slots = character
+            .joints
+            .iter()
+            .map(|j| {
+                clip.joints
+                    .iter()
+                    .position(|c| c.name.as_deref() == Some(j.name.as_str()))
+                    .ok_or_else(|| format!("joint {} of the character is not among the GLB's joint nodes", j.name))
+            })
+            .collect::<Result<Vec<usize>, String>>()?;
+        Ok(Some(Playable { tile, joints, character, slots, glb_bytes: glb.len() }))
+    }
+}
+
 /// A finished bake with what the editor derives from it once.
 #[derive(Debug, Clone)]
 pub struct BakeResult {
@@ -73,6 +137,8 @@ pub struct BakeResult {
     pub baked: BakedPatch,
     /// Wall time `[s]`.
     pub seconds: f64,
+    /// What the 3D view plays (skeletal bakes), or why it cannot.
+    pub playable: Option<Result<std::sync::Arc<Playable>, String>>,
 }
 
 /// A bake running in a background thread.
@@ -82,8 +148,11 @@ pub struct BakeJob {
     /// The revision of the document being baked.
     pub revision: u64,
     started: Instant,
-    rx: Receiver<Result<Bake, BakeError>>,
+    rx: Receiver<Result<Finished, BakeError>>,
 }
+
+/// What the bake thread hands back.
+type Finished = (Bake, Option<Result<std::sync::Arc<Playable>, String>>);
 
 /// What [`BakeJob::poll`] found.
 pub enum Poll {
@@ -100,7 +169,14 @@ pub enum Poll {
 impl BakeJob {
     /// Starts baking `patch` (resolved from the document at `revision`);
     /// `repaint` is called from the thread when there is progress to show.
-    pub fn start(patch: Patch, revision: u64, repaint: impl Fn() + Send + 'static) -> BakeJob {
+    /// With `skeletal`, walkers are animated as that character (stage 5)
+    /// and the result carries what the 3D view plays ([`Playable`]).
+    pub fn start(
+        patch: Patch,
+        revision: u64,
+        skeletal: Option<std::sync::Arc<Skeletal>>,
+        repaint: impl Fn() + Send + 'static,
+    ) -> BakeJob {
         let progress = Arc::new(Progress::default());
         let (tx, rx) = channel();
         let observer_progress = progress.clone();
@@ -109,7 +185,15 @@ impl BakeJob {
             .name("crowdpatch-bake".into())
             .spawn(move || {
                 let mut observer = Observer { progress: observer_progress, repaint, last_repaint: Instant::now() };
-                let out = crowdpatch::bake(&patch, &mut observer);
+                let options = BakeOptions { skeletal };
+                let out = crowdpatch::bake::bake_with(&patch, &options, &mut observer).map(|bake| {
+                    let playable = match Playable::of(&bake) {
+                        Ok(None) => None,
+                        Ok(Some(p)) => Some(Ok(std::sync::Arc::new(p))),
+                        Err(e) => Some(Err(e)),
+                    };
+                    (bake, playable)
+                });
                 let _ = tx.send(out);
                 (observer.repaint)();
             })
@@ -135,9 +219,10 @@ impl BakeJob {
     /// Checks for the result without waiting.
     pub fn poll(&self) -> Poll {
         match self.rx.try_recv() {
-            Ok(Ok(bake)) => {
+            Ok(Ok((bake, playable))) => {
                 let baked = bake.baked();
-                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds: self.elapsed() }))
+                let seconds = self.elapsed();
+                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds, playable }))
             }
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(TryRecvError::Empty) => Poll::Running,
@@ -148,10 +233,10 @@ impl BakeJob {
     /// Waits for the result (tests and command-line use only; the UI polls).
     pub fn wait(self) -> Poll {
         match self.rx.recv() {
-            Ok(Ok(bake)) => {
+            Ok(Ok((bake, playable))) => {
                 let baked = bake.baked();
                 let seconds = self.elapsed();
-                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds }))
+                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds, playable }))
             }
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(_) => Poll::Failed("the bake thread stopped without a result".into()),
@@ -195,6 +280,45 @@ pub struct Baker {
     /// The revision seen last frame, and when it last changed `[s]`.
     seen: Option<u64>,
     last_change: f64,
+    /// The character walkers are baked as (`None`: capsules). Kept in the
+    /// editor's settings, not in the document.
+    pub character: Option<CharacterChoice>,
+}
+
+/// The character the editor bakes walkers as.
+#[derive(Clone)]
+pub struct CharacterChoice {
+    /// `builtin`, or the file's path.
+    pub name: String,
+    /// The character prepared to walk.
+    pub skeletal: std::sync::Arc<Skeletal>,
+    /// What loading it found (the walks used, retargeting), in words.
+    pub notes: Vec<String>,
+}
+
+impl CharacterChoice {
+    /// Loads the built-in character (`file` `None`) or a glTF file, scaled
+    /// to the built-in's height as `crowdpatch bake --character` does, for
+    /// a crowd walking at `walk_speed` `[m/s]`.
+    ///
+    /// # Errors
+    /// The file cannot be read or the character cannot walk, in one
+    /// sentence (the CLI's).
+    pub fn load(file: Option<&std::path::Path>, walk_speed: f64) -> Result<CharacterChoice, String> {
+        use crowdpatch::character::setup::{CharacterSpec, setup};
+        let spec = CharacterSpec {
+            file: file.map(|f| f.to_path_buf()),
+            height: Some(crowdpatch::character::builtin::character().height),
+            walk_speed: Some(walk_speed),
+            ..CharacterSpec::default()
+        };
+        let name = file.map_or("builtin".to_string(), |f| f.display().to_string());
+        let s = setup(&spec).map_err(|e| format!("{name}: {e}"))?;
+        let mut notes = vec![s.walks_from.clone()];
+        notes.extend(s.notes.iter().cloned());
+        let skeletal = Skeletal::new(s.character).map_err(|e| format!("{name}: {e}"))?;
+        Ok(CharacterChoice { name, skeletal: std::sync::Arc::new(skeletal), notes })
+    }
 }
 
 impl Baker {
@@ -221,7 +345,8 @@ impl Baker {
     /// Starts baking `patch` (of `revision`), cancelling a running bake.
     pub fn start(&mut self, patch: Patch, revision: u64, repaint: impl Fn() + Send + 'static) {
         self.stop();
-        self.job = Some(BakeJob::start(patch, revision, repaint));
+        let skeletal = self.character.as_ref().map(|c| c.skeletal.clone());
+        self.job = Some(BakeJob::start(patch, revision, skeletal, repaint));
     }
 
     /// Asks the running bake to stop (its end is seen by [`Baker::poll`]).

@@ -116,6 +116,11 @@ pub enum Command {
     SaveAs(PathBuf),
     /// Writes the baked GLB (an empty path asks for a file).
     ExportGlb(PathBuf),
+    /// Bakes walkers as a character from now on: the built-in one (`None`)
+    /// or a glTF file. Kept in the editor's settings, not in the document.
+    SetCharacter(Option<PathBuf>),
+    /// Bakes walkers as capsules from now on (no character).
+    NoCharacter,
     /// Writes the PNG preview of the bake stages (an empty path asks for a file).
     ExportPng(PathBuf),
     /// Restores the document from an autosave file.

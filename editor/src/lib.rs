@@ -63,6 +63,8 @@ pub fn run(file: Option<std::path::PathBuf>) -> eframe::Result {
             .with_title("crowdpatch editor")
             .with_inner_size([1560.0, 960.0])
             .with_min_inner_size([900.0, 600.0]),
+        // The 3D view draws depth-tested.
+        depth_buffer: 24,
         ..Default::default()
     };
     eframe::run_native(
@@ -70,6 +72,9 @@ pub fn run(file: Option<std::path::PathBuf>) -> eframe::Result {
         options,
         Box::new(move |_cc| {
             let mut app = EditorApp::new(files::state_dir());
+            // Walkers are baked as the built-in character unless the user
+            // turns it off (Bake panel).
+            app.set_character(None);
             if let Some(f) = &file {
                 app.open(f);
             }

@@ -33,6 +33,8 @@ pub enum ViewMode {
     Patch,
     /// The patch among its neighbours, 3×3.
     Tiling,
+    /// The walkers of a skeletal bake as characters, in 3D.
+    Walkers3d,
 }
 
 /// Which bake stages and overlays the patch view shows (seed paper Figure 7).

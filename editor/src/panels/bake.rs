@@ -8,9 +8,12 @@ use crate::state::{Cx, StageToggles};
 use crate::view;
 use egui::{RichText, Ui};
 
-/// The bake panel (no state of its own).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BakePanel;
+/// The bake panel: the character file being typed is its only state.
+#[derive(Debug, Clone, Default)]
+pub struct BakePanel {
+    /// The glTF file typed in the character field.
+    pub character_file: String,
+}
 
 impl BakePanel {
     /// Draws the panel for the document at `revision`.
@@ -24,6 +27,36 @@ impl BakePanel {
                 cx.commands.push(Command::CancelBake);
             }
             ui.checkbox(&mut baker.auto, "Auto re-bake");
+        });
+        // Walkers as capsules or as a character (the editor's setting; the
+        // same as `crowdpatch bake --animation none` or `--character`).
+        ui.horizontal(|ui| {
+            ui.label("Walkers:");
+            let on = baker.character.is_some();
+            if ui.radio(!on, "capsules").clicked() && on {
+                cx.commands.push(Command::NoCharacter);
+            }
+            if ui.radio(on, "characters").clicked() && !on {
+                cx.commands.push(Command::SetCharacter(None));
+            }
+        });
+        if let Some(c) = &baker.character {
+            ui.label(RichText::new(format!("{}: {}", c.name, c.notes.join("; "))).weak())
+                .on_hover_text("The character walkers are baked as, and how it walks");
+        }
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.character_file)
+                    .hint_text("character .glb / .gltf")
+                    .desired_width(150.0),
+            );
+            let file = self.character_file.trim();
+            if ui.add_enabled(!file.is_empty(), egui::Button::new("Use file")).clicked() {
+                cx.commands.push(Command::SetCharacter(Some(std::path::PathBuf::from(file))));
+            }
+            if ui.button("Built-in").clicked() {
+                cx.commands.push(Command::SetCharacter(None));
+            }
         });
         if let Some(j) = baker.job() {
             let p = &j.progress;

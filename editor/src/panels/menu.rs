@@ -72,6 +72,7 @@ impl MenuBar {
             ui.menu_button("View", |ui| {
                 ui.radio_value(m.mode, ViewMode::Patch, "Patch   T");
                 ui.radio_value(m.mode, ViewMode::Tiling, "Tiling 3×3   T");
+                ui.radio_value(m.mode, ViewMode::Walkers3d, "3D walkers");
                 if ui.button("Reset view   Home").clicked() {
                     m.reset_view = true;
                 }

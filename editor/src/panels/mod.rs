@@ -46,7 +46,7 @@ impl Panels {
             inspector: inspector::InspectorPanel,
             metrics: metrics::MetricsPanel,
             problems: problems::ProblemsPanel,
-            bake: bake::BakePanel,
+            bake: bake::BakePanel::default(),
         }
     }
 }

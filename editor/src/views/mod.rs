@@ -1,10 +1,12 @@
 //! The central views: the patch seen from above ([`patch`], with pan and
 //! zoom), the same among its neighbours ([`tiling`]) and the four s–t charts
-//! of the patterns ([`chart`]). Each draws from a [`crate::state::Cx`] and a
+//! of the patterns ([`chart`]), and the walkers of a skeletal bake in 3D
+//! ([`scene3d`]). Each draws from a [`crate::state::Cx`] and a
 //! [`crate::state::Scene`] and hands pointer input to the current tool.
 
 pub mod chart;
 pub mod patch;
+pub mod scene3d;
 pub mod tiling;
 
 /// The views, with their state.
@@ -16,4 +18,6 @@ pub struct Views {
     pub chart: chart::ChartView,
     /// The tiling preview.
     pub tiling: tiling::TilingView,
+    /// The 3D view of a skeletal bake.
+    pub scene3d: scene3d::Scene3dView,
 }
