@@ -205,25 +205,22 @@ impl Scene3dView {
         };
         let picks: Picks =
             roots.iter().filter_map(|&(agent, p)| project(Point3::new(p[0], 1.1, p[2])).map(|s| (agent, s))).collect();
-        if response.clicked()
-            && let Some(pos) = response.interact_pointer_pos()
-        {
-            let near = picks
-                .iter()
-                .map(|&(a, s)| (a, s.distance(pos)))
-                .filter(|&(_, d)| d < 24.0)
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            *cx.selection = match near {
-                Some((a, _)) => Selection::Walker(a),
-                None => Selection::None,
-            };
-        }
-        if let Some(pos) = response.hover_pos()
-            && let Some((a, _)) = picks
+        // The walker whose chest lies within 24 points of `pos`, nearest first.
+        let nearest = |pos: egui::Pos2| {
+            picks
                 .iter()
                 .map(|&(a, s)| (a, s.distance(pos)))
                 .filter(|&(_, d)| d < 24.0)
                 .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(a, _)| a)
+        };
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            *cx.selection = nearest(pos).map_or(Selection::None, Selection::Walker);
+        }
+        if let Some(pos) = response.hover_pos()
+            && let Some(a) = nearest(pos)
         {
             response.clone().on_hover_text(format!("walker {a}"));
         }
