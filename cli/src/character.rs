@@ -6,8 +6,6 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use crowdpatch::character::Character;
 use crowdpatch::character::analysis::{ClipAnalysis, PlantThresholds, analyse};
-use crowdpatch::character::choice::ClipChoice;
-use crowdpatch::character::humanoid::{BONES, Found};
 use crowdpatch::character::library::StepLibrary;
 use crowdpatch::character::setup::Setup;
 use crowdpatch_png::{Band, LineChart, LinePanel, LineSeries, render_lines};
@@ -139,82 +137,11 @@ fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
     Ok(if library.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(crate::exit::EXIT_ERROR) })
 }
 
-/// The mapping, the notes, the clip verdicts and the steps of the clips used.
+/// The mapping, the notes, the clip verdicts ([`Setup::describe`]) and the
+/// steps of the clips used.
 fn describe(text: &mut String, setup: &Setup, analyses: &[ClipAnalysis], all: bool) {
     let character = &setup.character;
-    let sk = &character.skeleton;
-    w!(
-        text,
-        "{}: {} joints, height {:.2} m, leg length {:.3} m, hips {}, feet {} / {} (contact {} / {})",
-        character.name,
-        sk.len(),
-        character.height,
-        character.leg_length(),
-        sk.joints[character.hips].name,
-        sk.joints[character.feet[0].ankle].name,
-        sk.joints[character.feet[1].ankle].name,
-        sk.joints[character.feet[0].contact].name,
-        sk.joints[character.feet[1].contact].name,
-    );
-    if let Some(h) = &character.humanoid {
-        w!(text, "\nhumanoid mapping ({}):", h.convention);
-        for b in BONES {
-            let (joint, how) = match (h.get(b), h.found[b.index()]) {
-                (Some(j), Some(f)) => (
-                    sk.joints[j].name.as_str(),
-                    match f {
-                        Found::Name => "by name",
-                        Found::Structure => "by structure (mirror chains below the hips)",
-                        Found::JointMap => "from --joint-map",
-                        Found::Vrm => "from the VRM extension",
-                    },
-                ),
-                _ => ("—", "not found"),
-            };
-            w!(text, "  {:<14} {:<28} {how}", b.name(), joint);
-        }
-    }
-    for n in &setup.notes {
-        w!(text, "note: {n}");
-    }
-    let table = |text: &mut String, title: &str, choices: &[ClipChoice]| {
-        if choices.is_empty() {
-            return;
-        }
-        w!(text, "\n{title}:");
-        w!(
-            text,
-            "  {:<28} {:>7} {:<6} {:>5} {:>6} {:>6} {:>6} {:>5} {:<4}",
-            "clip",
-            "dur [s]",
-            "kind",
-            "steps",
-            "m/s",
-            "step",
-            "dbl %",
-            "hips",
-            "used"
-        );
-        for c in choices {
-            w!(
-                text,
-                "  {:<28} {:>7.3} {:<6} {:>5} {:>6.2} {:>6.2} {:>6.0} {:>5.2} {:<4}  {}",
-                truncate(&c.name, 28),
-                c.duration,
-                c.kind.name(),
-                c.steps,
-                c.speed,
-                c.step_length,
-                100.0 * c.double_support,
-                c.hip_height,
-                if c.used { "yes" } else { "no" },
-                c.why
-            );
-        }
-    };
-    table(text, "clips of the file (measured)", &setup.choices);
-    table(text, "clips of the animation source (measured)", &setup.source_choices);
-    w!(text, "\nwalks from: {}", setup.walks_from);
+    text.push_str(&setup.describe());
     for a in analyses {
         let used = character.clips.iter().any(|c| c.name == a.name);
         if !used && !all {
@@ -264,10 +191,6 @@ fn describe(text: &mut String, setup: &Setup, analyses: &[ClipAnalysis], all: bo
             );
         }
     }
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n { s.to_owned() } else { s.chars().take(n - 1).collect::<String>() + "…" }
 }
 
 const LEFT: [u8; 3] = [31, 119, 180];

@@ -8,7 +8,7 @@
 //! eframe wrapper ([`crate::run`]) and the headless tests both drive it.
 
 use crate::apply;
-use crate::bake_job::{AutoBake, Baker};
+use crate::bake_job::{AutoBake, Baker, CharacterChoice, CharacterSettings};
 use crate::command::Command;
 use crate::derived::Derived;
 use crate::document::Document;
@@ -353,14 +353,13 @@ impl EditorApp {
             Command::SaveAs(p) => self.save_to(&p),
             Command::ExportGlb(p) => self.export(&p, false),
             Command::ExportPng(p) => self.export(&p, true),
-            Command::SetCharacter(file) => {
-                if self.set_character(file.as_deref()) {
+            Command::SetCharacter(settings) => {
+                if self.set_character(&settings) {
                     self.pending.push(Command::Bake);
                 }
             }
             Command::NoCharacter => {
-                self.baker.character = None;
-                self.say("walkers are baked as capsules");
+                self.set_capsules();
                 self.pending.push(Command::Bake);
             }
             Command::Recover(p) => self.recover(&p),
@@ -378,27 +377,68 @@ impl EditorApp {
         if self.mode == ViewMode::Walkers3d { &self.views.scene3d.picks } else { &[] }
     }
 
-    /// Bakes walkers as the built-in character (`file` `None`) or the
-    /// character of a glTF file from now on, prepared for the document's
-    /// comfort speed; says what loading found, or why the character cannot
-    /// walk (the previous choice is kept then). Returns whether it loaded.
-    pub fn set_character(&mut self, file: Option<&Path>) -> bool {
+    /// Bakes walkers as the character `settings` name from now on,
+    /// prepared for the document's comfort speed, and keeps the choice in
+    /// the editor's settings; says what loading found, or why the
+    /// character cannot walk (the previous choice is kept then, and the
+    /// sentence stays in the character window). Returns whether it loaded.
+    pub fn set_character(&mut self, settings: &CharacterSettings) -> bool {
         let speed = self.doc().header().comfort_speed;
-        match crate::bake_job::CharacterChoice::load(file, speed) {
+        match CharacterChoice::load(settings, speed) {
             Ok(c) => {
                 self.say(format!("walkers are baked as {} ({})", c.name, c.notes.join("; ")));
                 self.baker.character = Some(c);
+                self.baker.character_refusal = None;
+                self.save_walkers();
                 true
             }
             Err(e) => {
                 self.fail(format!("cannot use the character: {e}"));
+                self.baker.character_refusal = Some(e);
                 false
             }
         }
     }
 
+    /// Bakes walkers as capsules from now on (kept in the settings).
+    pub fn set_capsules(&mut self) {
+        self.baker.character = None;
+        self.baker.character_refusal = None;
+        self.save_walkers();
+        self.say("walkers are baked as capsules");
+    }
+
+    /// Restores the walkers' setting kept in the state directory (the
+    /// built-in character when none is kept, or when the kept character no
+    /// longer loads: the status bar says why).
+    pub fn restore_walkers(&mut self) {
+        match CharacterSettings::load(&self.autosaver.dir) {
+            Some(None) => self.baker.character = None,
+            Some(Some(s)) => {
+                if !self.set_character(&s) {
+                    let why = self.baker.character_refusal.clone().unwrap_or_default();
+                    self.set_character(&CharacterSettings::default());
+                    self.fail(format!(
+                        "the character kept in the settings no longer loads ({why}); the built-in one is used"
+                    ));
+                }
+            }
+            None => {
+                self.set_character(&CharacterSettings::default());
+            }
+        }
+    }
+
+    fn save_walkers(&mut self) {
+        let settings = self.baker.character.as_ref().map(|c| &c.settings);
+        if let Err(e) = CharacterSettings::save(&self.autosaver.dir, settings) {
+            self.fail(format!("cannot keep the walkers' setting in {}: {e}", self.autosaver.dir.display()));
+        }
+    }
+
     /// Selects walker `agent` of the last bake, stops the timeline at `time`
-    /// (modulo the period) and centres the patch view on the walker.
+    /// (modulo the period) and centres the patch view (and the 3D view's
+    /// camera) on the walker.
     fn show_walker(&mut self, agent: usize, time: f64) {
         let Some(r) = self.baker.result.as_ref() else { return };
         let period = r.baked.header.period;
@@ -406,10 +446,15 @@ impl EditorApp {
         self.selection = Selection::Walker(agent);
         self.playback.time = tau;
         self.playback.playing = false;
-        self.mode = ViewMode::Patch;
+        // The 3D view stays (its camera turns to the walker); any other
+        // view gives way to the patch view, centred on it.
+        if self.mode != ViewMode::Walkers3d {
+            self.mode = ViewMode::Patch;
+        }
         if let Some((_, p, _)) = crate::view::agents_at(&r.baked, tau).into_iter().find(|(i, ..)| *i == agent) {
             let half = r.baked.header.size / 2.0;
             self.views.patch.pan = [p[0] - half, p[1] - half];
+            self.views.scene3d.look_at(p, r.baked.header.size);
         }
         self.say(format!("walker {agent} at t = {tau:.2} s"));
     }

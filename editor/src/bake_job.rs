@@ -10,6 +10,7 @@ use crowdpatch::runtime::format::BakedPatch;
 use crowdpatch::runtime::joints::JointSampler;
 use crowdpatch::runtime::skeletal::Character;
 use crowdpatch::runtime::tile::Tile;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
@@ -139,6 +140,17 @@ pub struct BakeResult {
     pub seconds: f64,
     /// What the 3D view plays (skeletal bakes), or why it cannot.
     pub playable: Option<Result<std::sync::Arc<Playable>, String>>,
+    /// The character the walkers were baked as (`None`: capsules).
+    pub skeletal: Option<std::sync::Arc<Skeletal>>,
+}
+
+impl BakeResult {
+    /// The animation quality gate's figures for walker `a` alone (`None`
+    /// for a capsule bake or a walker the bake does not hold).
+    pub fn walker_gate(&self, a: usize) -> Option<crowdpatch::animation::gate::GateReport> {
+        let (outcome, skeletal) = (self.bake.skeletal.as_ref()?, self.skeletal.as_ref()?);
+        outcome.agent_gate(&skeletal.character, self.baked.agents.get(a)?, a)
+    }
 }
 
 /// A bake running in a background thread.
@@ -149,6 +161,7 @@ pub struct BakeJob {
     pub revision: u64,
     started: Instant,
     rx: Receiver<Result<Finished, BakeError>>,
+    skeletal: Option<std::sync::Arc<Skeletal>>,
 }
 
 /// What the bake thread hands back.
@@ -181,6 +194,7 @@ impl BakeJob {
         let (tx, rx) = channel();
         let observer_progress = progress.clone();
         let repaint: Box<dyn Fn() + Send> = Box::new(repaint);
+        let character = skeletal.clone();
         std::thread::Builder::new()
             .name("crowdpatch-bake".into())
             .spawn(move || {
@@ -198,7 +212,7 @@ impl BakeJob {
                 (observer.repaint)();
             })
             .expect("spawning the bake thread");
-        BakeJob { progress, revision, started: Instant::now(), rx }
+        BakeJob { progress, revision, started: Instant::now(), rx, skeletal: character }
     }
 
     /// Asks the bake to stop; [`BakeJob::poll`] then reports `Cancelled`.
@@ -219,25 +233,22 @@ impl BakeJob {
     /// Checks for the result without waiting.
     pub fn poll(&self) -> Poll {
         match self.rx.try_recv() {
-            Ok(Ok((bake, playable))) => {
-                let baked = bake.baked();
-                let seconds = self.elapsed();
-                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds, playable }))
-            }
+            Ok(Ok((bake, playable))) => self.done(bake, playable),
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(TryRecvError::Empty) => Poll::Running,
             Err(TryRecvError::Disconnected) => Poll::Failed("the bake thread stopped without a result".into()),
         }
     }
 
+    fn done(&self, bake: Bake, playable: Option<Result<std::sync::Arc<Playable>, String>>) -> Poll {
+        let (baked, seconds, skeletal) = (bake.baked(), self.elapsed(), self.skeletal.clone());
+        Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds, playable, skeletal }))
+    }
+
     /// Waits for the result (tests and command-line use only; the UI polls).
     pub fn wait(self) -> Poll {
         match self.rx.recv() {
-            Ok(Ok((bake, playable))) => {
-                let baked = bake.baked();
-                let seconds = self.elapsed();
-                Poll::Done(Box::new(BakeResult { revision: self.revision, bake, baked, seconds, playable }))
-            }
+            Ok(Ok((bake, playable))) => self.done(bake, playable),
             Ok(Err(BakeError::Cancelled)) => Poll::Cancelled,
             Err(_) => Poll::Failed("the bake thread stopped without a result".into()),
         }
@@ -283,41 +294,128 @@ pub struct Baker {
     /// The character walkers are baked as (`None`: capsules). Kept in the
     /// editor's settings, not in the document.
     pub character: Option<CharacterChoice>,
+    /// Why the last character asked for could not be used (the choice
+    /// before it was kept), in one sentence.
+    pub character_refusal: Option<String>,
+}
+
+/// What the editor bakes walkers as: the choices of `crowdpatch bake`'s
+/// `--character`, `--joint-map`, `--animation-source` and
+/// `--source-joint-map`. Kept in the editor's own settings
+/// ([`CharacterSettings::load`]), never in the patch document.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct CharacterSettings {
+    /// A glTF character (.glb, .gltf, .vrm); `None`: the built-in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// A joint map naming its humanoid joints where names do not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_map: Option<PathBuf>,
+    /// Where the walk comes from: `auto`, `none`, `builtin` or a file
+    /// (empty: `auto`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub animation_source: String,
+    /// A joint map for the animation source file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_joint_map: Option<PathBuf>,
+}
+
+/// The editor's settings file of the walkers: `character.json` in the
+/// state directory ([`crate::files::state_dir`]), holding
+/// [`CharacterSettings`] or `null` for capsules.
+pub fn settings_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("character.json")
+}
+
+impl CharacterSettings {
+    /// The walkers' setting saved in `state_dir`: `Some(None)` capsules,
+    /// `Some(Some(s))` a character, `None` nothing saved (or a file that
+    /// does not read; the default then applies).
+    pub fn load(state_dir: &Path) -> Option<Option<CharacterSettings>> {
+        let text = std::fs::read_to_string(settings_path(state_dir)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Saves the walkers' setting (`None`: capsules) in `state_dir`,
+    /// written whole or not at all.
+    ///
+    /// # Errors
+    /// The directory or the file cannot be written.
+    pub fn save(state_dir: &Path, walkers: Option<&CharacterSettings>) -> std::io::Result<()> {
+        std::fs::create_dir_all(state_dir)?;
+        let path = settings_path(state_dir);
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(&walkers).map_err(std::io::Error::other)?)?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// The `crowdpatch bake` options these settings stand for (what the
+    /// editor tells the user a pipeline would pass).
+    pub fn command_line(&self) -> String {
+        let mut out =
+            format!("--character {}", self.file.as_deref().map_or("builtin".to_owned(), |f| f.display().to_string()));
+        if let Some(m) = &self.joint_map {
+            out += &format!(" --joint-map {}", m.display());
+        }
+        if !self.animation_source.is_empty() && self.animation_source != "auto" {
+            out += &format!(" --animation-source {}", self.animation_source);
+        }
+        if let Some(m) = &self.source_joint_map {
+            out += &format!(" --source-joint-map {}", m.display());
+        }
+        out
+    }
 }
 
 /// The character the editor bakes walkers as.
 #[derive(Clone)]
 pub struct CharacterChoice {
+    /// What was chosen.
+    pub settings: CharacterSettings,
     /// `builtin`, or the file's path.
     pub name: String,
     /// The character prepared to walk.
     pub skeletal: std::sync::Arc<Skeletal>,
     /// What loading it found (the walks used, retargeting), in words.
     pub notes: Vec<String>,
+    /// What `crowdpatch character inspect` says of it (the joints found,
+    /// the humanoid mapping, each clip's verdict, where the walks come
+    /// from), in fixed columns.
+    pub description: String,
 }
 
 impl CharacterChoice {
-    /// Loads the built-in character (`file` `None`) or a glTF file, scaled
-    /// to the built-in's height as `crowdpatch bake --character` does, for
-    /// a crowd walking at `walk_speed` `[m/s]`.
+    /// Loads the character `settings` name, scaled to the built-in's height
+    /// as `crowdpatch bake --character` does, for a crowd walking at
+    /// `walk_speed` `[m/s]`.
     ///
     /// # Errors
-    /// The file cannot be read or the character cannot walk, in one
-    /// sentence (the CLI's).
-    pub fn load(file: Option<&std::path::Path>, walk_speed: f64) -> Result<CharacterChoice, String> {
-        use crowdpatch::character::setup::{CharacterSpec, setup};
+    /// A file cannot be read or the character cannot walk, in one sentence
+    /// (the CLI's).
+    pub fn load(settings: &CharacterSettings, walk_speed: f64) -> Result<CharacterChoice, String> {
+        use crowdpatch::character::setup::{AnimationSource, CharacterSpec, setup};
+        let source = if settings.animation_source.is_empty() { "auto" } else { &settings.animation_source };
         let spec = CharacterSpec {
-            file: file.map(|f| f.to_path_buf()),
+            file: settings.file.clone(),
             height: Some(crowdpatch::character::builtin::character().height),
+            joint_map: settings.joint_map.clone(),
+            animation_source: AnimationSource::parse(source),
+            source_joint_map: settings.source_joint_map.clone(),
             walk_speed: Some(walk_speed),
-            ..CharacterSpec::default()
         };
-        let name = file.map_or("builtin".to_string(), |f| f.display().to_string());
+        let name = settings.file.as_deref().map_or("builtin".to_string(), |f| f.display().to_string());
         let s = setup(&spec).map_err(|e| format!("{name}: {e}"))?;
+        let description = s.describe();
         let mut notes = vec![s.walks_from.clone()];
         notes.extend(s.notes.iter().cloned());
         let skeletal = Skeletal::new(s.character).map_err(|e| format!("{name}: {e}"))?;
-        Ok(CharacterChoice { name, skeletal: std::sync::Arc::new(skeletal), notes })
+        Ok(CharacterChoice {
+            settings: settings.clone(),
+            name,
+            skeletal: std::sync::Arc::new(skeletal),
+            notes,
+            description,
+        })
     }
 }
 

@@ -116,9 +116,10 @@ pub enum Command {
     SaveAs(PathBuf),
     /// Writes the baked GLB (an empty path asks for a file).
     ExportGlb(PathBuf),
-    /// Bakes walkers as a character from now on: the built-in one (`None`)
-    /// or a glTF file. Kept in the editor's settings, not in the document.
-    SetCharacter(Option<PathBuf>),
+    /// Bakes walkers as a character from now on (the built-in one or a
+    /// glTF file, with a joint map and an animation source). Kept in the
+    /// editor's settings, not in the document.
+    SetCharacter(crate::bake_job::CharacterSettings),
     /// Bakes walkers as capsules from now on (no character).
     NoCharacter,
     /// Writes the PNG preview of the bake stages (an empty path asks for a file).

@@ -72,9 +72,9 @@ pub fn run(file: Option<std::path::PathBuf>) -> eframe::Result {
         options,
         Box::new(move |_cc| {
             let mut app = EditorApp::new(files::state_dir());
-            // Walkers are baked as the built-in character unless the user
-            // turns it off (Bake panel).
-            app.set_character(None);
+            // Walkers are baked as the character kept in the settings (the
+            // built-in one at first; Bake panel, Character…).
+            app.restore_walkers();
             if let Some(f) = &file {
                 app.open(f);
             }

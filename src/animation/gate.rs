@@ -200,6 +200,32 @@ pub fn check(
     walk_reference: f64,
     limits: &GateLimits,
 ) -> GateReport {
+    check_agents(character, anims.iter().zip(traces).enumerate(), paths, walk_reference, limits)
+}
+
+/// [`check`] for agent `a` alone (its animation and trace): the figures of
+/// its own footsteps and samples, its culprits named as agent `a`. O(its
+/// samples · joints).
+pub fn check_agent(
+    character: &Character,
+    a: usize,
+    anim: &AgentAnimation,
+    trace: &Trace,
+    paths: &dyn Fn(usize, f64) -> Option<[f64; 2]>,
+    walk_reference: f64,
+    limits: &GateLimits,
+) -> GateReport {
+    check_agents(character, std::iter::once((a, (anim, trace))), paths, walk_reference, limits)
+}
+
+/// [`check`] over `(agent, (animation, trace))` items.
+fn check_agents<'a>(
+    character: &Character,
+    items: impl Iterator<Item = (usize, (&'a AgentAnimation, &'a Trace))>,
+    paths: &dyn Fn(usize, f64) -> Option<[f64; 2]>,
+    walk_reference: f64,
+    limits: &GateLimits,
+) -> GateReport {
     let leg = character.leg_length().max(1e-9);
     let hips = character.hip_joints();
     let speed_limit = limits.joint_speed * (leg / 0.9).sqrt().max(1.0);
@@ -212,7 +238,7 @@ pub fn check(
     let mut speed_max = None;
     let mut step_min = None;
     let mut jump_max = None;
-    for (a, (anim, tr)) in anims.iter().zip(traces).enumerate() {
+    for (a, (anim, tr)) in items {
         // Continuity across step events.
         for e in &tr.events {
             let what = || {

@@ -73,6 +73,26 @@ pub struct SkeletalOutcome {
     pub notes: Vec<String>,
 }
 
+impl SkeletalOutcome {
+    /// The quality gate's figures for agent `a` alone ([`gate::check_agent`]:
+    /// its footsteps, root deviation, posture and joint speeds, against the
+    /// same limits and reference as the whole bake's [`Self::gate`]);
+    /// `character` is the one that was animated and `baked` the agent's
+    /// baked path. `None` for an agent the outcome does not hold. O(samples
+    /// · joints) of the agent.
+    pub fn agent_gate(
+        &self,
+        character: &crate::character::Character,
+        baked: &BakedAgent,
+        a: usize,
+    ) -> Option<gate::GateReport> {
+        let (anim, trace) = (self.animation.agents.get(a)?, self.traces.get(a)?);
+        let paths = |_: usize, t: f64| path_position(baked, t);
+        let (reference, limits) = (self.gate.hip_height_reference, &self.gate.limits);
+        Some(gate::check_agent(character, a, anim, trace, &paths, reference, limits))
+    }
+}
+
 /// Plans footsteps for every agent and synthesises its skeletal animation.
 /// `agents` are the bake's final paths and `baked` their baked form (same
 /// order).

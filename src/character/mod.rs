@@ -5,6 +5,8 @@
 //! - [`import`]: a user character from a glTF/GLB file;
 //! - [`analysis`]: foot plants, steps and their annotations (course notes,
 //!   "Dynamic Footsteps Planning for Multiple Characters" §4 — called BPK);
+//! - [`describe`]: the character in words, as `character inspect` and the
+//!   editor show it;
 //! - [`library`]: the annotated steps of a character, mirrored, with the
 //!   landing-position triangulation used for barycentric blending;
 //! - [`fk`] and [`ik`]: forward kinematics of single joints and the leg IK
@@ -22,6 +24,7 @@ pub mod analysis;
 pub mod builtin;
 pub mod bvh;
 pub mod choice;
+pub mod describe;
 pub mod fk;
 pub mod humanoid;
 pub mod ik;

@@ -222,6 +222,33 @@ fn walker(ui: &mut Ui, cx: &mut Cx<'_>, result: Option<&BakeResult>, i: usize) {
             ui.end_row();
         }
     });
+    // Its footsteps and its own figures of the animation quality gate.
+    if let Some(plan) = r.bake.skeletal.as_ref().and_then(|s| s.plans.get(i))
+        && let Some(g) = r.walker_gate(i)
+    {
+        let steps = plan.as_ref().map_or(0, |p| p.footsteps.len());
+        let cm = |m: f64| format!("{:.1} cm", 100.0 * m);
+        egui::Grid::new("walker gate").num_columns(2).show(ui, |ui| {
+            for (k, v) in [
+                ("footsteps", if steps == 0 { "none (stands)".to_owned() } else { steps.to_string() }),
+                ("stance drift", format!("{} p95, {} at most", cm(g.stance_drift_p95), cm(g.stance_drift_max.value))),
+                ("hips off the path", format!("{} p95", cm(g.root_deviation_p95))),
+                ("hip height / leg", format!("{:.2} mean, {:.2} least", g.hip_height_mean, g.hip_height_min.value)),
+                ("fastest joint", format!("{:.1} m/s ({})", g.joint_speed_max.value, g.joint_speed_max.what)),
+                ("shortest step", cm(g.step_length_min.value)),
+            ] {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            }
+        });
+        for v in r.bake.skeletal.iter().flat_map(|s| &s.gate.violations).filter(|v| v.agent == i) {
+            let text = format!("quality gate: {}", v.message);
+            if ui.add(egui::Button::new(RichText::new(text).color(view::PROBLEM)).small()).clicked() {
+                cx.commands.push(Command::ShowWalker { agent: i, time: v.time });
+            }
+        }
+    }
     if r.bake.collision.hurried.contains(&i) {
         ui.colored_label(view::WARNING, "runs briefly where walking left it colliding (see the bake's notes)");
     }

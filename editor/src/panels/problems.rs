@@ -1,6 +1,8 @@
 //! The problems panel: every validation problem (click one to select the
-//! point or obstacle it is about, from its typed target) and clearance
-//! warning.
+//! point or obstacle it is about, from its typed target), clearance
+//! warning, the note of a patch that does not tile with itself, and the
+//! last bake's remaining collisions and animation quality gate culprits
+//! (a click shows the walker at that time).
 
 use crate::bake_job::BakeResult;
 use crate::command::Command;
@@ -20,7 +22,7 @@ impl ProblemsPanel {
     /// collisions left by the last bake.
     pub fn title(derived: &Derived, result: Option<&BakeResult>) -> String {
         let notes = usize::from(derived.tiling.is_some());
-        let left = result.map_or(0, |r| r.bake.remaining.len());
+        let left = result.map_or(0, |r| r.bake.remaining.len() + gate_violations(r).len());
         format!("Problems ({})", derived.problems.len() + derived.warnings.len() + notes + left)
     }
 
@@ -30,7 +32,8 @@ impl ProblemsPanel {
         let d = cx.derived;
         let note = d.tiling.as_ref();
         let left = result.map_or(&[][..], |r| &r.bake.remaining[..]);
-        if d.problems.is_empty() && d.warnings.is_empty() && note.is_none() && left.is_empty() {
+        let gate = result.map_or(&[][..], gate_violations);
+        if d.problems.is_empty() && d.warnings.is_empty() && note.is_none() && left.is_empty() && gate.is_empty() {
             ui.colored_label(view::ENTRY, "No problems.");
             return;
         }
@@ -47,6 +50,15 @@ impl ProblemsPanel {
             let r = ui.add(egui::Label::new(RichText::new(text).color(view::PROBLEM)).sense(Sense::click()));
             if r.on_hover_text("Show the walker at that time").clicked() {
                 cx.commands.push(Command::ShowWalker { agent: c.agent, time: c.time });
+            }
+        }
+        for v in gate {
+            let text = format!("animation quality gate: {}", v.message);
+            let r = ui.add(egui::Label::new(RichText::new(text).color(view::PROBLEM)).sense(Sense::click()));
+            if r.on_hover_text(format!("{} = {:.4} (limit {:.4}); show the walker then", v.metric, v.value, v.limit))
+                .clicked()
+            {
+                cx.commands.push(Command::ShowWalker { agent: v.agent, time: v.time });
             }
         }
         if let Some(note) = note {
@@ -86,4 +98,10 @@ pub fn selection_of(target: &Target) -> Option<Selection> {
         Target::Obstacle(k) => Some(Selection::Obstacle(k)),
         _ => None,
     }
+}
+
+/// The limits the last bake's skeletal animation broke, each with its
+/// culprit walker and time (none for a capsule bake).
+pub fn gate_violations(r: &BakeResult) -> &[crowdpatch::animation::gate::Violation] {
+    r.bake.skeletal.as_ref().map_or(&[][..], |s| &s.gate.violations[..])
 }

@@ -157,6 +157,14 @@ struct GlScene {
 pub type Picks = Vec<(usize, egui::Pos2)>;
 
 impl Scene3dView {
+    /// Turns the camera to look at patch position `p` `[m]` from close by
+    /// (a patch of side `size` `[m]`), keeping its direction.
+    pub fn look_at(&mut self, p: [f64; 2], size: f64) {
+        let camera = self.camera.get_or_insert_with(|| Orbit::framing(size, self.tiled));
+        camera.target = [p[0] as f32, 0.9, -(p[1] as f32)];
+        camera.distance = camera.distance.min(8.0);
+    }
+
     /// Draws the view in `size` and handles camera input and clicks
     /// (a click within 24 points of a walker's chest selects it, elsewhere
     /// clears the selection); [`Self::picks`] keeps where walkers stood.
