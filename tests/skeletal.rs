@@ -95,15 +95,21 @@ struct Figures {
     planted_speed_mean: f64,
     root_deviation_p95: f64,
     samples: usize,
+    /// The highest a planted foot's contact joint is `[m]` (50 ms inside
+    /// each stance).
+    planted_height_max: f64,
 }
 
-/// Mean horizontal speed of planted contact joints and the p95 distance of
-/// the hips from the path, sampled every `dt` over each agent's interval.
-fn figures(baked: &BakedPatch, dt: f64) -> Figures {
+/// Mean horizontal speed of planted contact joints, the p95 distance of
+/// the hips from the path, and the highest planted contact joint
+/// (`contact`: left, right, joint indices of the played character), sampled
+/// every `dt` over each agent's interval.
+fn figures(baked: &BakedPatch, dt: f64, contact: [usize; 2]) -> Figures {
     let sk = baked.skeletal.as_ref().expect("a skeletal bake");
     let ch = &sk.character;
     let mut speeds = Vec::new();
     let mut deviations = Vec::new();
+    let mut height = 0.0_f64;
     for (agent, anim) in baked.agents.iter().zip(&sk.agents) {
         let mut prev: Option<(f64, Vec<[f64; 3]>)> = None;
         let mut t = agent.start();
@@ -112,6 +118,9 @@ fn figures(baked: &BakedPatch, dt: f64) -> Figures {
             let (p, _) = agent.sample(t).unwrap();
             let hips = w[ch.hips];
             deviations.push((hips[0] - p[0]).hypot(hips[1] - p[1]));
+            for f in anim.footsteps.iter().filter(|f| t >= f.t + 0.05 && t <= f.lift - 0.05) {
+                height = height.max(w[contact[f.foot.index()]][2]);
+            }
             if let Some((t0, w0)) = &prev {
                 for f in &anim.footsteps {
                     if *t0 >= f.t && t <= f.lift {
@@ -129,15 +138,34 @@ fn figures(baked: &BakedPatch, dt: f64) -> Figures {
         planted_speed_mean: speeds.iter().sum::<f64>() / speeds.len().max(1) as f64,
         root_deviation_p95: deviations[((deviations.len() - 1) as f64 * 0.95).round() as usize],
         samples: speeds.len(),
+        planted_height_max: height,
     }
 }
 
-fn assert_plays_well(name: &str, baked: &BakedPatch) {
+/// `character`'s contact joints (left, right) and the height `[m]` a
+/// planted one may reach: its height at rest plus 2 cm (the built-in
+/// walk's contact joint, the ball of the foot, is 2 cm up at rest and when
+/// flat, up to 3.8 cm at heel strike).
+fn contacts(character: &Character) -> ([usize; 2], f64) {
+    let contact = [character.feet[0].contact, character.feet[1].contact];
+    let rest = character.skeleton.positions(&character.skeleton.rest_pose());
+    (contact, rest[contact[0]].y.max(rest[contact[1]].y) + 0.02)
+}
+
+fn assert_plays_well(name: &str, baked: &BakedPatch, (contact, limit): ([usize; 2], f64)) {
     // A step that is not a divisor of the key interval, as a game's frames.
-    let f = figures(baked, 1.0 / 97.0);
+    let f = figures(baked, 1.0 / 97.0, contact);
     println!(
-        "{name}: planted-foot speed {:.4} m/s over {} samples, root deviation p95 {:.3} m",
-        f.planted_speed_mean, f.samples, f.root_deviation_p95
+        "{name}: planted-foot speed {:.4} m/s over {} samples, root deviation p95 {:.3} m, planted contact joint \
+         at most {:.3} m up",
+        f.planted_speed_mean, f.samples, f.root_deviation_p95, f.planted_height_max
+    );
+    // A transition between blends once lifted a planted foot 15 cm while
+    // holding it horizontally.
+    assert!(
+        f.planted_height_max < limit,
+        "{name}: a planted foot is {:.3} m up (limit {limit:.3} m)",
+        f.planted_height_max
     );
     assert!(f.samples > 1000, "{name}: too few planted samples ({})", f.samples);
     assert!(f.planted_speed_mean < 0.01, "{name}: planted feet slide at {:.4} m/s", f.planted_speed_mean);
@@ -147,7 +175,9 @@ fn assert_plays_well(name: &str, baked: &BakedPatch) {
 #[test]
 fn planted_feet_stay_put_as_played() {
     for name in ["figure7", "park"] {
-        assert_plays_well(name, &skeletal_bake(name, builtin::character()));
+        let character = builtin::character();
+        let contact = contacts(&character);
+        assert_plays_well(name, &skeletal_bake(name, character), contact);
     }
 }
 
@@ -334,7 +364,7 @@ fn robot_expressive_walks_the_shipped_patches() {
     let character = prepared(&file);
     for name in ["avenue", "park"] {
         let baked = skeletal_bake(name, character.clone());
-        assert_plays_well(&format!("RobotExpressive on {name}"), &baked);
+        assert_plays_well(&format!("RobotExpressive on {name}"), &baked, contacts(&character));
         validate(&write_glb(&baked, None, &GlbOptions::default()).unwrap(), name);
     }
 }
@@ -352,7 +382,7 @@ fn the_played_check_sees_a_sliding_foot() {
             anim.translations[i * n + top][0] += (0.05 * t) as f32;
         }
     }
-    let f = figures(&baked, 1.0 / 97.0);
+    let f = figures(&baked, 1.0 / 97.0, contacts(&builtin::character()).0);
     assert!(f.planted_speed_mean > 0.03, "{}", f.planted_speed_mean);
 }
 

@@ -144,7 +144,7 @@ fn planted_feet_stay_on_their_footprints_as_the_3d_view_poses_them() {
         .collect();
     let period = p.tile.period();
     let (mut cursors, mut poses) = (p.joints.cursors(), p.joints.poses());
-    let (mut stances, mut worst_drift, mut worst_off) = (0, 0.0_f64, 0.0_f64);
+    let (mut stances, mut worst_drift, mut worst_off, mut worst_height) = (0, 0.0_f64, 0.0_f64, 0.0_f64);
     for i in 0..p.tile.instance_count() {
         let info = p.tile.instance(i);
         let Some(steps) = &p.tile.extras().agents[info.agent].footsteps else { continue };
@@ -159,10 +159,10 @@ fn planted_feet_stay_on_their_footprints_as_the_3d_view_poses_them() {
                 if t < f.t + 0.05 || t > f.lift - 0.05 {
                     continue;
                 }
-                let Some((xy, _height)) = joint_at(&p, &mut cursors, &mut poses, i, contact[f.foot.index()], tau)
-                else {
+                let Some((xy, height)) = joint_at(&p, &mut cursors, &mut poses, i, contact[f.foot.index()], tau) else {
                     continue;
                 };
+                worst_height = worst_height.max(height);
                 let f0 = *first[k].get_or_insert(xy);
                 if f0 == xy {
                     stances += 1;
@@ -172,7 +172,12 @@ fn planted_feet_stay_on_their_footprints_as_the_3d_view_poses_them() {
             }
         }
     }
+    println!("{stances} stances: drift {worst_drift:.4} m, off {worst_off:.4} m, height {worst_height:.4} m at most");
     assert!(stances > 50, "only {stances} stances seen");
+    // On the ground too: the built-in walk's own contact joint (the ball of
+    // the foot) is 2 cm up when flat and up to 3.8 cm at heel strike; a
+    // transition between blends once lifted it 15 cm, held horizontally.
+    assert!(worst_height < 0.04, "a planted foot is {worst_height:.3} m up as played");
     // The gate's limit on a planted foot's drift, 1 cm (and 2 cm from the
     // footprint the planner chose), holds as the view plays the GLB.
     assert!(worst_drift < 0.01, "a planted foot drifts {worst_drift:.4} m as played");

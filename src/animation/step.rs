@@ -8,7 +8,7 @@ use super::sampling::{
     Posed, Trace, event_jumps, gltf_yaw, output, refine_keys, sample_times, to_gltf, with_key_times, with_turn_keys,
 };
 use super::skeletal::Skeletal;
-use crate::character::fk::PoseFk;
+use crate::character::fk::{self, PoseFk};
 use crate::character::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
 use crate::character::library::Weights;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
@@ -40,6 +40,12 @@ fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3, SlerpArc)], s: f64) {
     }
 }
 
+/// Time `[s]` over which a foot's height at a step's start settles onto
+/// the height the step's blend gives it ([`Step::holds`]): about the time
+/// from heel strike to foot flat in walking (10–15 % of a 1.1 s gait
+/// cycle; Perry & Burnfield, *Gait Analysis*, 2010, ch. 2).
+const SETTLE_TIME: f64 = 0.15;
+
 fn smoothstep(x: f64) -> f64 {
     let x = x.clamp(0.0, 1.0);
     x * x * (3.0 - 2.0 * x)
@@ -58,6 +64,10 @@ struct Step<'a> {
     lift: f64,
     /// Held transition offset from the previous step's end pose.
     start_delta: Vec<(Quat, V3, SlerpArc)>,
+    /// Per foot (left, right), the height `[m]` the transition offset puts
+    /// the contact joint at at `u = 0` above where the blend alone has it
+    /// ([`Step::holds`]).
+    held_height: [f64; 2],
     /// Offset into the boundary pose at the end, if any.
     end_delta: Option<Vec<(Quat, V3, SlerpArc)>>,
     /// glTF yaw at the start.
@@ -104,20 +114,73 @@ impl Placing<'_> {
 }
 
 impl Step<'_> {
-    /// The blended, offset pose before placement and IK.
-    fn raw_pose(&self, gait: &GaitModel, u: f64) -> Pose {
-        self.offset_pose(gait.library.pose(&self.weights, u), u)
+    /// The blended, offset pose before placement and IK, with the vertical
+    /// holds of its feet ([`Step::holds`]).
+    fn raw_pose(&self, skeletal: &Skeletal, u: f64) -> Raw {
+        let pose = skeletal.gait.library.pose(&self.weights, u);
+        self.raw_from(skeletal, pose, u)
     }
 
     /// [`Step::raw_pose`] from the blend's pose at `u` (the library's).
-    fn offset_pose(&self, mut pose: Pose, u: f64) -> Pose {
+    fn raw_from(&self, skeletal: &Skeletal, blend: Pose, u: f64) -> Raw {
+        let mut clean = blend.clone();
+        self.end_offset(&mut clean, u);
+        let pose = self.offset_pose(blend, u);
+        let holds = self.holds(skeletal, &clean, &pose, u);
+        Raw { pose, holds }
+    }
+
+    /// Weight of the transition offset from the previous step at `u`: held
+    /// until the lift-off, then faded out.
+    fn start_fade(&self, u: f64) -> f64 {
         let lift = self.lift.min(0.9);
-        let fade = 1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6));
-        apply_delta(&mut pose, &self.start_delta, fade);
-        if let Some(end) = &self.end_delta {
-            apply_delta(&mut pose, end, smoothstep((u - lift) / (1.0 - lift).max(1e-6)));
-        }
+        1.0 - smoothstep((u - lift) / (0.65 * (1.0 - lift)).max(1e-6))
+    }
+
+    /// [`Step::raw_pose`]'s pose from the blend's pose at `u`: the
+    /// transition offset from the previous step, then the one into the
+    /// boundary pose.
+    fn offset_pose(&self, mut pose: Pose, u: f64) -> Pose {
+        apply_delta(&mut pose, &self.start_delta, self.start_fade(u));
+        self.end_offset(&mut pose, u);
         pose
+    }
+
+    /// The offset into the boundary pose at `u` (last step only).
+    fn end_offset(&self, pose: &mut Pose, u: f64) {
+        let lift = self.lift.min(0.9);
+        if let Some(end) = &self.end_delta {
+            apply_delta(pose, end, smoothstep((u - lift) / (1.0 - lift).max(1e-6)));
+        }
+    }
+
+    /// The vertical moves `[m]` (left, right) that hold the feet on the
+    /// ground the blend puts them on while the transition offset from the
+    /// previous step is held: the offset is a rotation of each joint, and
+    /// as the stance leg turns through its step a constant rotation of hip,
+    /// knee and ankle lifts the planted foot (up to 15 cm in sharp
+    /// transitions), which the horizontal hold of the footprint does not
+    /// see. A foot's contact joint is held at the blend's height plus the
+    /// offset's height at `u = 0` (so the pose is continuous with the
+    /// previous step's end), that difference settling within
+    /// [`SETTLE_TIME`] or by the lift-off if sooner (a landing foot comes
+    /// down flat); the stance foot
+    /// all step long, the trailing foot until its lift-off and then fading
+    /// as the offset does (continuous at both ends). O(leg depth).
+    fn holds(&self, skeletal: &Skeletal, clean: &Pose, raw: &Pose, u: f64) -> [f64; 2] {
+        let sk = &skeletal.character.skeleton;
+        let fade = self.start_fade(u);
+        // Settled by the lift-off at the latest (a short step's too).
+        let span = (SETTLE_TIME / (self.t1 - self.t0).max(1e-9)).min(self.lift.min(0.9));
+        let settle = 1.0 - smoothstep(u / span.max(1e-9));
+        let mut out = [0.0; 2];
+        for foot in [self.stance, self.stance.other()] {
+            let c = skeletal.legs.leg(foot).contact;
+            let target = fk::position(sk, clean, c).y + self.held_height[foot.index()] * settle;
+            let weight = if foot == self.stance { 1.0 } else { fade };
+            out[foot.index()] = (target - fk::position(sk, raw, c).y) * weight;
+        }
+        out
     }
 
     /// Placement of `pose` at phase `u`: yaw about the stance contact and
@@ -154,17 +217,19 @@ impl Step<'_> {
     /// The final pose at phase `u`: placed, with the stance foot held on its
     /// footprint and the swing foot corrected.
     fn posed(&self, skeletal: &Skeletal, u: f64) -> Posed {
-        self.posed_from(skeletal, self.raw_pose(&skeletal.gait, u), u)
+        self.posed_from(skeletal, self.raw_pose(skeletal, u), u)
     }
 
     /// [`Step::posed`] from the raw pose at `u` ([`Step::raw_pose`]).
-    fn posed_from(&self, skeletal: &Skeletal, raw: Pose, u: f64) -> Posed {
+    fn posed_from(&self, skeletal: &Skeletal, raw: Raw, u: f64) -> Posed {
         let (gait, legs) = (&skeletal.gait, &skeletal.legs);
+        let holds = raw.holds;
         let Fixed { mut p, fix } = self.fixed(skeletal, raw, u);
         let swing = self.stance.other();
         let down = V3::new(0.0, -fix.y, 0.0);
-        if self.root_pull > 0.0 || fix.norm() > 0.0 {
-            let dm = model_delta(legs, &mut p, self.stance, self.stance_at) + down;
+        let hold = |foot: Foot| V3::new(0.0, holds[foot.index()], 0.0);
+        if self.root_pull > 0.0 || fix.norm() > 0.0 || holds[self.stance.index()] != 0.0 {
+            let dm = model_delta(legs, &mut p, self.stance, self.stance_at) + down + hold(self.stance);
             move_foot_fk(legs, &mut p.fk, self.stance, dm, gait.knee_hinges[self.stance.index()]);
         }
         // The swing foot in the air goes where the body, shifted, carries
@@ -177,8 +242,9 @@ impl Step<'_> {
         } else {
             self.swing_target(legs, &mut p, u, (self.swing_fixed_lift, self.swing_fixed_end))
         };
-        // The swing foot keeps its height from the clip.
-        let dm = model_delta(legs, &mut p, swing, target) + down;
+        // The swing foot keeps its height from the clip (held on the
+        // ground before its lift-off).
+        let dm = model_delta(legs, &mut p, swing, target) + down + hold(swing);
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
         for foot in [Foot::Left, Foot::Right] {
             follow_foot_fk(legs, &mut p.fk, foot);
@@ -202,9 +268,10 @@ impl Step<'_> {
     /// [`reach_fix_fk`] so that both feet (the swing foot at its target,
     /// its weight fading out after its lift-off and in before its landing)
     /// are within reach; the move made.
-    fn fixed<'s>(&self, skeletal: &'s Skeletal, raw: Pose, u: f64) -> Fixed<'s> {
+    fn fixed<'s>(&self, skeletal: &'s Skeletal, raw: Raw, u: f64) -> Fixed<'s> {
         let legs = &skeletal.legs;
-        let mut p = self.place(skeletal, raw, u);
+        let holds = raw.holds;
+        let mut p = self.place(skeletal, raw.pose, u);
         let swing = self.stance.other();
         let lift = self.lift.min(0.95);
         // Lower the body when a planted foot is out of reach.
@@ -217,18 +284,28 @@ impl Step<'_> {
             let fade = 0.15 * (1.0 - lift);
             (1.0 - smoothstep((u - lift) / fade)).max(smoothstep((u - (1.0 - fade)) / fade))
         };
-        let stance_delta = model_delta(legs, &mut p, self.stance, self.stance_at);
+        let hold = |foot: Foot| V3::new(0.0, holds[foot.index()], 0.0);
+        let stance_delta = model_delta(legs, &mut p, self.stance, self.stance_at) + hold(self.stance);
         let target = if u <= lift {
             self.swing_from
         } else {
             self.swing_target(legs, &mut p, u, (self.swing_free_lift, self.swing_free_end))
         };
-        let swing_delta = model_delta(legs, &mut p, swing, target);
+        let swing_delta = model_delta(legs, &mut p, swing, target) + hold(swing);
         let feet = [(self.stance, stance_delta, 1.0), (swing, swing_delta, swing_weight)];
         let fix = reach_fix_fk(legs, &mut p.fk, &feet);
         p.fk.translate(legs.top, fix);
         Fixed { p, fix }
     }
+}
+
+/// A step's pose before placement and IK ([`Step::raw_pose`]).
+#[derive(Clone)]
+struct Raw {
+    pose: Pose,
+    /// The vertical moves `[m]` of the feet (left, right) that hold them
+    /// on the ground ([`Step::holds`]).
+    holds: [f64; 2],
 }
 
 /// A placed pose with its body moved within reach of its feet
@@ -287,6 +364,7 @@ pub fn synthesize_walker(
             t1: b.t,
             lift: blend.lift,
             start_delta: pose_delta(&prev_end, &b0),
+            held_height: [0.0; 2],
             end_delta: last.then(|| pose_delta(&end_pose, &b1)),
             weights,
             yaw0: 0.0,
@@ -301,32 +379,38 @@ pub fn synthesize_walker(
             swing_fixed_end: V3::zeros(),
         };
         let leg = skeletal.legs.leg(a.foot);
-        // The raw poses at both ends, from the blend's poses made above.
-        let raw0 = step.offset_pose(b0, 0.0);
-        let raw1 = step.offset_pose(b1, 1.0);
+        // The raw poses at both ends, from the blend's poses made above,
+        // and how high the transition offset puts each contact joint at
+        // the start over the blend alone.
+        let raw0 = step.offset_pose(b0.clone(), 0.0);
+        for foot in [Foot::Left, Foot::Right] {
+            let c = skeletal.legs.leg(foot).contact;
+            step.held_height[foot.index()] = fk::position(sk, &raw0, c).y - fk::position(sk, &b0, c).y;
+        }
+        let raw1 = step.raw_from(skeletal, b1, 1.0);
         step.stance_yaw0 = stance_yaw(&mut PoseFk::new(sk, raw0), leg);
-        let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1.clone()), leg) - step.stance_yaw0);
+        let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1.pose.clone()), leg) - step.stance_yaw0);
         step.yaw0 = gltf_yaw(a.heading);
         step.yaw_turn = wrap_angle_exact(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
         // Where the swing foot would be without correction.
         let swing = skeletal.legs.leg(a.foot.other());
-        let free = |raw: Pose, u: f64| {
-            let mut placing = step.place(skeletal, raw, u);
+        let free = |raw: Raw, u: f64| {
+            let mut placing = step.place(skeletal, raw.pose, u);
             let c = placing.fk.position(swing.contact);
             placing.world(c)
         };
         let lift = step.lift.min(0.95);
-        let (free_lift, free_end) = (free(step.raw_pose(gait, lift), lift), free(raw1.clone(), 1.0));
+        let (free_lift, free_end) = (free(step.raw_pose(skeletal, lift), lift), free(raw1.clone(), 1.0));
         step.swing_free_lift = free_lift;
         step.swing_free_end = free_end;
         // And with the body moved within reach there (the swing foot's
         // target then its footprint, whatever these give).
-        let fixed = |raw: Pose, u: f64| {
+        let fixed = |raw: Raw, u: f64| {
             let Fixed { mut p, .. } = step.fixed(skeletal, raw, u);
             let c = p.fk.position(swing.contact);
             p.world(c)
         };
-        let fixed_both = (fixed(step.raw_pose(gait, lift), lift), fixed(raw1.clone(), 1.0));
+        let fixed_both = (fixed(step.raw_pose(skeletal, lift), lift), fixed(raw1.clone(), 1.0));
         (step.swing_fixed_lift, step.swing_fixed_end) = fixed_both;
         // The next step starts from this one's raw end pose, before its
         // placement and IK: the next step places and corrects it as this
@@ -334,7 +418,7 @@ pub fn synthesize_walker(
         // so the pose is continuous across the landing. Its corrected pose
         // would have the body's reach fix and the feet's heel roll applied
         // twice.
-        prev_end = raw1;
+        prev_end = raw1.pose;
         steps.push(step);
     }
     // The pose at time t: the step whose [t0, t1) holds it (the last one
