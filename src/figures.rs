@@ -177,6 +177,12 @@ pub struct RealismMetrics {
     /// sampled at 25 Hz `[1]`.
     #[serde(default)]
     pub over_turn_bound_played: f64,
+    /// The walking groups' statistics of the baked walkers (a group: the
+    /// walkers whose entry points carry one group id of one side), to set
+    /// beside the real scenes' (`data/groups.json`); share 0 and no figure
+    /// of groups when every walker walks alone.
+    #[serde(default)]
+    pub groups: GroupStats,
 }
 
 /// The 10th, 50th and 90th percentiles of a set of samples (nearest rank).

@@ -127,7 +127,23 @@ pub fn compute_against(patch: &Patch, agents: &[Agent], reference: &Reference) -
         reference: reference.pooled.name.clone(),
         floor_speed: distribution(&mut floor_speeds(agents)),
         preferred_speed: distribution(&mut preferred),
+        groups: bake_group_stats(agents, &entry_groups(patch, agents)),
     }
+}
+
+/// Which of a bake's walkers walk together: the exogenous agents whose
+/// entry points carry the same group id on the same side (a boundary
+/// point's `group`, docs/design.md "Walking groups"), as indices into
+/// `agents`, in order of side and id. O(agents log agents).
+pub fn entry_groups(patch: &Patch, agents: &[Agent]) -> Vec<Vec<usize>> {
+    let mut groups: std::collections::BTreeMap<(usize, u32), Vec<usize>> = Default::default();
+    for (i, a) in agents.iter().enumerate() {
+        let Some(e) = &a.entry else { continue };
+        if let Some(g) = patch.sides[e.side].entries.get(e.index).and_then(|b| b.group) {
+            groups.entry((e.side.index(), g)).or_default().push(i);
+        }
+    }
+    groups.into_values().collect()
 }
 
 /// A bake's walkers on a common clock for [`groups::group_stats`]: each
@@ -262,11 +278,40 @@ mod tests {
     #[test]
     fn a_bake_has_no_groups_and_says_so() {
         let b = shipped("avenue");
-        let s = bake_group_stats(&b.agents, &[]);
+        let s = bake_group_stats(&b.agents, &entry_groups(&b.patch, &b.agents));
+        assert_eq!(b.metrics.realism.as_ref().unwrap().groups, s);
         assert_eq!((s.walkers, s.walkers_in_groups, s.share_in_groups, s.groups), (b.agents.len(), 0, 0.0, 0));
         assert_eq!((s.pair_share, s.speed_ratio, s.pairs.spacing), (None, None, None));
         assert!(s.single_speed.is_some_and(|v| v > 0.3));
         assert!(!serde_json::to_string(&s).unwrap().contains("NaN"));
+    }
+
+    #[test]
+    fn a_bake_reports_the_groups_its_entry_points_declare() {
+        use crate::model::{BoundaryPoint, PatchDocument, SideDocument};
+        let points = |v: &[(f64, f64, Option<u32>)]| {
+            Some(v.iter().map(|&(s, t, group)| BoundaryPoint { s, t, velocity: None, group }).collect())
+        };
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        doc.sides.south = Some(SideDocument {
+            entries: points(&[(7.6, 1.0, Some(1)), (8.4, 1.0, Some(1)), (3.0, 5.0, None)]),
+            ..SideDocument::default()
+        });
+        doc.sides.north = Some(SideDocument {
+            exits: points(&[(7.6, 3.0, Some(1)), (8.4, 3.0, Some(1)), (13.0, 8.0, None)]),
+            ..SideDocument::default()
+        });
+        let patch = doc.resolve(None, std::path::Path::new(".")).unwrap();
+        let b = crate::bake::bake(&patch, &mut crate::bake::Silent).unwrap();
+        let groups = entry_groups(&b.patch, &b.agents);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].len(), 2);
+        assert!(groups[0].iter().all(|&i| b.agents[i].entry.unwrap().s != 3.0));
+        let g = &b.metrics.realism.as_ref().unwrap().groups;
+        assert_eq!((g.walkers, g.walkers_in_groups, g.groups), (3, 2, 1));
+        assert_eq!(g.sizes, std::collections::BTreeMap::from([(2, 1)]));
+        // They walk side by side into the patch (not yet kept together).
+        assert!(g.pairs.spacing.is_some_and(|s| s.p10 >= 2.0 * patch.header.agent_radius - 1e-6), "{g:?}");
     }
 
     #[test]
