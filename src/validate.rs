@@ -1007,6 +1007,16 @@ mod tests {
         .unwrap();
         let e = crate::document::load_pattern(&file).unwrap_err().to_string();
         assert!(e.contains("pair.pattern.json: entries[1].s = 9 is 5.000 m along the side"), "{e}");
+        // Referenced from a patch: the pattern file, and the path through the
+        // patch's side.
+        let patch = dir.path().join("p.patch.json");
+        std::fs::write(
+            &patch,
+            r#"{"format": 1, "size": 16, "period": 10, "sides": {"west": {"pattern": "pair.pattern.json"}}}"#,
+        )
+        .unwrap();
+        let e = crate::document::load_patch(&patch).unwrap_err().to_string();
+        assert!(e.contains("pair.pattern.json") && e.contains("entries[1].s = 9 is 5.000 m"), "{e}");
     }
 
     #[test]
