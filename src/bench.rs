@@ -110,7 +110,12 @@ impl Protocol {
                 }
             };
             placed.push(point);
-            sides[point.side].points_mut(direction).push(BoundaryPoint { s: point.s, t: point.t, velocity: None });
+            sides[point.side].points_mut(direction).push(BoundaryPoint {
+                s: point.s,
+                t: point.t,
+                velocity: None,
+                group: None,
+            });
         }
         Patch {
             header: PatchHeader {

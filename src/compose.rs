@@ -644,7 +644,7 @@ pub fn random_pattern(n: usize, size: f64, period: f64, r: f64, comfort: f64, rn
             (p.s - s).abs() + comfort * dt.min(period - dt) >= 4.0 * r
         });
         if far {
-            points.push(BoundaryPoint { s, t, velocity: None });
+            points.push(BoundaryPoint { s, t, velocity: None, group: None });
         }
     }
     let exits = points.split_off(points.len() / 2);

@@ -177,6 +177,74 @@ pub struct RealismMetrics {
     /// sampled at 25 Hz `[1]`.
     #[serde(default)]
     pub over_turn_bound_played: f64,
+    /// The walking groups' statistics of the baked walkers (a group: the
+    /// walkers whose entry points carry one group id of one side), to set
+    /// beside the real scenes' (`data/groups.json`); share 0 and no figure
+    /// of groups when every walker walks alone.
+    #[serde(default)]
+    pub groups: GroupStats,
+}
+
+/// The 10th, 50th and 90th percentiles of a set of samples (nearest rank).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Spread {
+    /// Number of samples (at least 1 where a `Spread` is given).
+    pub count: usize,
+    /// 10th percentile.
+    pub p10: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+}
+
+/// How the members of groups of one size walk side by side
+/// (docs/design.md "Walking groups").
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct FormationStats {
+    /// Distance between members `[m]`: the edges of the members' minimum
+    /// spanning tree at each walking sample (a pair: its one distance; a
+    /// triad: its two shortest). `None` when no group of this size walked.
+    pub spacing: Option<Spread>,
+    /// Angle `[deg]` in `[0, 90]` between each of those edges and the
+    /// group's walking direction (90 = abreast, 0 = in line). `None` as
+    /// `spacing`.
+    pub angle_deg: Option<Spread>,
+}
+
+/// Group statistics of walkers with group membership: the ETH/UCY scenes
+/// with group annotations and a bake's walkers alike (docs/design.md
+/// "Walking groups"; `pedestrians::groups`). Empty figures are `None` or 0,
+/// never NaN.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GroupStats {
+    /// Sampling interval `[s]`.
+    pub sample_interval: f64,
+    /// Walkers (distinct ids).
+    pub walkers: usize,
+    /// Walkers in a group of two or more.
+    pub walkers_in_groups: usize,
+    /// `walkers_in_groups / walkers` `[1]`; 0 when there are no walkers.
+    pub share_in_groups: f64,
+    /// Groups of two or more (overlapping annotated groups merged).
+    pub groups: usize,
+    /// Number of groups of each size (size → groups).
+    pub sizes: std::collections::BTreeMap<usize, usize>,
+    /// Share of the groups that are pairs `[1]`; `None` when there is no
+    /// group.
+    pub pair_share: Option<f64>,
+    /// Pairs' spacing and angle.
+    pub pairs: FormationStats,
+    /// Triads' spacing and angle.
+    pub triads: FormationStats,
+    /// Median walking speed `[m/s]` (samples at 0.3 m/s or more) of walkers
+    /// in groups; `None` when there is no such sample.
+    pub group_speed: Option<f64>,
+    /// Median walking speed `[m/s]` of walkers alone; `None` likewise.
+    pub single_speed: Option<f64>,
+    /// `group_speed / single_speed` `[1]`: below 1 when groups walk slower;
+    /// `None` when either is.
+    pub speed_ratio: Option<f64>,
 }
 
 /// Quality figures of footsteps and skeletal animation.

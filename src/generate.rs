@@ -327,9 +327,9 @@ pub fn patterns(lanes: &[Lane], l: f64, pi: f64) -> [Pattern; 4] {
         let crossing = l / u;
         for t in lane.times(pi) {
             // Side frame: y inward. An entry walks inward, an exit outward.
-            out[from.index()].entries.push(BoundaryPoint { s: s_on(from), t, velocity: Some([0.0, u]) });
+            out[from.index()].entries.push(BoundaryPoint { s: s_on(from), t, velocity: Some([0.0, u]), group: None });
             let tx = (t + crossing).rem_euclid(pi);
-            out[to.index()].exits.push(BoundaryPoint { s: s_on(to), t: tx, velocity: Some([0.0, -u]) });
+            out[to.index()].exits.push(BoundaryPoint { s: s_on(to), t: tx, velocity: Some([0.0, -u]), group: None });
         }
     }
     for p in &mut out {
@@ -400,8 +400,8 @@ pub fn library_pattern(
             Lane { heading: Side::North, along: x, per_period: m, q, phase: rng.random_range(0.0..period / m as f64) };
         let u = lane.speed(size, period);
         for t in lane.times(period) {
-            pattern.entries.push(BoundaryPoint { s: x, t, velocity: Some([0.0, u]) });
-            pattern.exits.push(BoundaryPoint { s: size - x, t, velocity: Some([0.0, -u]) });
+            pattern.entries.push(BoundaryPoint { s: x, t, velocity: Some([0.0, u]), group: None });
+            pattern.exits.push(BoundaryPoint { s: size - x, t, velocity: Some([0.0, -u]), group: None });
         }
         left = left.saturating_sub(m);
     }

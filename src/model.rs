@@ -39,6 +39,18 @@ pub struct BoundaryPoint {
     /// When absent: the inward (entry) or outward (exit) normal at comfort speed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity: Option<[f64; 2]>,
+    /// Optional walking group (issue 31; docs/design.md "Walking groups"):
+    /// the points of one side with the same id are the members of one
+    /// group, one point a member, who enter (or leave) together — all
+    /// entries or all exits, 2 to [`crate::validate::MAX_GROUP_SIZE`]
+    /// members, neighbours along the side at most
+    /// [`crate::validate::GROUP_SPACING`] apart, all crossing within
+    /// [`crate::validate::GROUP_TIME_SPAN`]. An id names a group of its side
+    /// only; the mirror rule keeps it (the group leaving one side is the
+    /// group entering the neighbour). Absent: the walker is alone, and a
+    /// document without groups is written as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
 }
 
 /// Entry or exit.
@@ -117,6 +129,7 @@ impl Pattern {
             s: self.length - b.s,
             t: b.t,
             velocity: b.velocity.map(|v| [-v[0], -v[1]]),
+            group: b.group,
         };
         Pattern {
             name: self.name.as_ref().map(|n| match n.strip_suffix(" (mirror)") {
@@ -747,8 +760,8 @@ mod tests {
     use proptest::prelude::*;
 
     fn point() -> impl Strategy<Value = BoundaryPoint> {
-        (0.0..16.0f64, 0.0..10.0f64, proptest::option::of((-2.0..2.0f64, 0.1..2.0f64)))
-            .prop_map(|(s, t, v)| BoundaryPoint { s, t, velocity: v.map(|(a, b)| [a, b]) })
+        (0.0..16.0f64, 0.0..10.0f64, proptest::option::of((-2.0..2.0f64, 0.1..2.0f64)), proptest::option::of(0..3u32))
+            .prop_map(|(s, t, v, group)| BoundaryPoint { s, t, velocity: v.map(|(a, b)| [a, b]), group })
     }
 
     fn pattern() -> impl Strategy<Value = Pattern> {

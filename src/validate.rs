@@ -7,7 +7,9 @@ use crate::geometry::{
     closest_approach, polygon_area, polygon_self_intersects, rotate_quarter, segment_obstacle_distance, v2,
 };
 use crate::limits::{MAX_ITERATIONS, MAX_TACKS_PER_PERIOD};
-use crate::model::{Crossing, Direction, Obstacle, Patch, PatchHeader, Pattern, PointId, Side, SolverOptions};
+use crate::model::{
+    BoundaryPoint, Crossing, Direction, Obstacle, Patch, PatchHeader, Pattern, PointId, Side, SolverOptions,
+};
 use crate::problem::{FieldPath, Problem, ProblemList, Target};
 
 /// Smallest speed across a side `[m/s]` a boundary velocity may have: slower
@@ -24,6 +26,21 @@ pub const COMFORT_SPEED_RANGE: (f64, f64) = (0.1, 10.0);
 /// Smallest agent radius r `[m]`.
 pub const MIN_AGENT_RADIUS: f64 = 0.01;
 pub use crate::limits::MAX_BOUNDARY_SPEED;
+
+/// Most members of a walking group (a group of boundary points, issue 31):
+/// Yersin et al. 2008, §5, groups of 2 to 5; the ETH/UCY annotations have
+/// a few of 6 (`data/groups.json`), which walk as sub-groups.
+pub const MAX_GROUP_SIZE: usize = 5;
+/// Largest distance `[m]` along the side between neighbouring members of a
+/// walking group where they cross it: real pairs walk 0.47–1.14 m apart
+/// (p10–p90 over the ETH/UCY scenes, `data/groups.json`); a group crossing
+/// a side at a slant spreads wider along it.
+pub const GROUP_SPACING: f64 = 1.5;
+/// Longest time `[s]` over which all members of a walking group cross their
+/// side (the shortest arc of the period holding their times): a group in
+/// line (p90 spacing 1.1 m at 0.7–1.2 m/s) crosses over up to about 1.5 s a
+/// pair; 3 s leaves room for a triad.
+pub const GROUP_TIME_SPAN: f64 = 3.0;
 
 fn problem(path: FieldPath, target: Target, message: impl Into<String>) -> Problem {
     Problem::new(path, target, message)
@@ -124,7 +141,120 @@ pub fn validate_pattern_in(
             }
         }
     }
+    check_groups(pattern, prefix, side, &mut out);
     out
+}
+
+/// The walking groups of one side: per id, its members as (direction,
+/// index), in document order (entries first). O(points log points).
+pub fn side_groups(pattern: &Pattern) -> std::collections::BTreeMap<u32, Vec<(Direction, usize)>> {
+    let mut groups: std::collections::BTreeMap<u32, Vec<(Direction, usize)>> = Default::default();
+    for direction in [Direction::Entry, Direction::Exit] {
+        for (i, b) in pattern.points(direction).iter().enumerate() {
+            if let Some(g) = b.group {
+                groups.entry(g).or_default().push((direction, i));
+            }
+        }
+    }
+    groups
+}
+
+/// The shortest arc `[s]` of the period `pi` holding every time of `times`
+/// (their spread on the circle of the period). O(n log n).
+fn periodic_span(times: &mut [f64], pi: f64) -> f64 {
+    times.sort_by(f64::total_cmp);
+    let (Some(&first), Some(&last)) = (times.first(), times.last()) else { return 0.0 };
+    let widest_gap = times.windows(2).map(|w| w[1] - w[0]).fold(first + pi - last, f64::max);
+    pi - widest_gap
+}
+
+/// The walking-group problems of one side (see [`BoundaryPoint::group`]):
+/// members all entries or all exits, 2 to [`MAX_GROUP_SIZE`] of them,
+/// neighbours along the side at most [`GROUP_SPACING`] apart, all crossing
+/// within [`GROUP_TIME_SPAN`]. Points whose `s` or `t` is out of range are
+/// left to their own problems. O(points log points).
+///
+/// [`BoundaryPoint::group`]: crate::model::BoundaryPoint::group
+fn check_groups(pattern: &Pattern, prefix: &FieldPath, side: Option<Side>, out: &mut Vec<Problem>) {
+    let (l, pi) = (pattern.length, pattern.period);
+    let point = |(direction, index): (Direction, usize)| pattern.points(direction)[index];
+    let at = |(direction, index): (Direction, usize)| prefix.field(direction.field()).index(index);
+    let target = |(direction, index): (Direction, usize)| {
+        side.map_or(Target::Document, |side| Target::Point(PointId { side, direction, index }))
+    };
+    let name = |m: (Direction, usize)| format!("{}[{}]", m.0.field(), m.1);
+    for (id, members) in side_groups(pattern) {
+        let (&first, rest) = members.split_first().expect("a group id has a member");
+        if let Some(&other) = rest.iter().find(|m| m.0 != first.0) {
+            out.push(problem(
+                at(other).field("group"),
+                target(other),
+                format!(
+                    "= {id} is also the group of {}: a group enters together or leaves together; give the {} another id",
+                    name(first),
+                    other.0.field()
+                ),
+            ));
+            continue;
+        }
+        if members.len() < 2 {
+            out.push(problem(
+                at(first).field("group"),
+                target(first),
+                format!("= {id} has no other member on this side; a group has 2 to {MAX_GROUP_SIZE} (remove the id or group another point with it)"),
+            ));
+            continue;
+        }
+        if members.len() > MAX_GROUP_SIZE {
+            let m = members[MAX_GROUP_SIZE];
+            out.push(problem(
+                at(m).field("group"),
+                target(m),
+                format!(
+                    "= {id} has {} members; a group has at most {MAX_GROUP_SIZE} (split it into groups of 2 or 3)",
+                    members.len()
+                ),
+            ));
+            continue;
+        }
+        let valid = |b: &BoundaryPoint| {
+            b.s.is_finite() && (0.0..=l).contains(&b.s) && b.t.is_finite() && (0.0..pi).contains(&b.t)
+        };
+        if !members.iter().all(|&m| valid(&point(m))) {
+            continue;
+        }
+        let mut along = members.clone();
+        along.sort_by(|&a, &b| point(a).s.total_cmp(&point(b).s));
+        for w in along.windows(2) {
+            let gap = point(w[1]).s - point(w[0]).s;
+            if gap > GROUP_SPACING {
+                out.push(problem(
+                    at(w[1]).field("s"),
+                    target(w[1]),
+                    format!(
+                        "= {} is {gap:.3} m along the side from {} (s = {}) of the same group {id}; members cross within {GROUP_SPACING} m of their neighbour",
+                        point(w[1]).s,
+                        name(w[0]),
+                        point(w[0]).s
+                    ),
+                ));
+            }
+        }
+        let mut times: Vec<f64> = members.iter().map(|&m| point(m).t).collect();
+        let span = periodic_span(&mut times, pi);
+        if span > GROUP_TIME_SPAN {
+            let last = *members.last().expect("two members or more");
+            out.push(problem(
+                at(last).field("t"),
+                target(last),
+                format!(
+                    "= {}: the members of group {id} cross over {span:.3} s (t = {:?}); a group crosses within {GROUP_TIME_SPAN} s",
+                    point(last).t,
+                    members.iter().map(|&m| point(m).t).collect::<Vec<_>>()
+                ),
+            ));
+        }
+    }
 }
 
 /// Checks a pattern file's content (see [`validate_pattern_in`]; velocities in
@@ -255,6 +385,29 @@ fn check_patch(patch: &Patch, out: &mut ProblemList) {
             Target::Parity,
             format!(
                 "break parity: {entries} entries but {exits} exits over the four sides (every agent that comes in must go out; add or remove points)"
+            ),
+        ));
+    }
+
+    // Walking groups: every group that enters leaves as a group of the same
+    // size (issue 31); groups with problems of their own are left out.
+    let mut sizes = [Vec::new(), Vec::new()];
+    for side in Side::ALL {
+        for members in side_groups(&patch.sides[side]).into_values() {
+            if (2..=MAX_GROUP_SIZE).contains(&members.len()) && members.iter().all(|m| m.0 == members[0].0) {
+                sizes[(members[0].0 == Direction::Exit) as usize].push(members.len());
+            }
+        }
+    }
+    sizes[0].sort_unstable();
+    sizes[1].sort_unstable();
+    if sizes[0] != sizes[1] {
+        out.push(problem(
+            param("sides"),
+            Target::Parity,
+            format!(
+                "have entering groups of sizes {:?} but leaving groups of sizes {:?} over the four sides: every group that enters must leave as a group of the same size (give the points the same group sizes on entry and exit)",
+                sizes[0], sizes[1]
             ),
         ));
     }
@@ -726,7 +879,9 @@ mod tests {
     use std::path::Path;
 
     fn side(entries: &[(f64, f64)], exits: &[(f64, f64)]) -> Option<SideDocument> {
-        let points = |v: &[(f64, f64)]| Some(v.iter().map(|&(s, t)| BoundaryPoint { s, t, velocity: None }).collect());
+        let points = |v: &[(f64, f64)]| {
+            Some(v.iter().map(|&(s, t)| BoundaryPoint { s, t, velocity: None, group: None }).collect())
+        };
         Some(SideDocument { entries: points(entries), exits: points(exits), ..SideDocument::default() })
     }
 
@@ -749,5 +904,147 @@ mod tests {
         assert!(note.contains("north is not the mirror of south") && note.contains("2 boundary point(s)"), "{note}");
         assert!(note.contains("sides.south.entries[0] at s = 4 m, t = 1 s"), "{note}");
         assert!(!note.contains("west"), "{note}");
+    }
+
+    /// Points `(s, t, group)`, inline (patch-frame, no velocity).
+    fn grouped(v: &[(f64, f64, Option<u32>)]) -> Option<Vec<BoundaryPoint>> {
+        Some(v.iter().map(|&(s, t, group)| BoundaryPoint { s, t, velocity: None, group }).collect())
+    }
+
+    /// A patch whose south side has `entries` and north side `exits`.
+    fn south_north(entries: &[(f64, f64, Option<u32>)], exits: &[(f64, f64, Option<u32>)]) -> Vec<Problem> {
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        doc.sides.south = Some(SideDocument { entries: grouped(entries), ..SideDocument::default() });
+        doc.sides.north = Some(SideDocument { exits: grouped(exits), ..SideDocument::default() });
+        checked(&doc)
+    }
+
+    /// The problems of a patch document: those of resolving it (each side's
+    /// points), else [`validate_patch`]'s.
+    fn checked(doc: &PatchDocument) -> Vec<Problem> {
+        doc.resolve(None, Path::new(".")).map_or_else(|p| p, |patch| validate_patch(&patch))
+    }
+
+    fn shown(problems: &[Problem]) -> Vec<String> {
+        problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn groups_that_enter_and_leave_together_are_valid() {
+        // Two pairs enter south 0.8 m apart, two pairs leave north (one
+        // 0.6 s apart over the period's end), a single each way; ids are
+        // each side's own (1 on both sides).
+        let p = south_north(
+            &[(4.0, 1.0, Some(1)), (4.8, 1.2, Some(1)), (10.0, 2.0, Some(2)), (10.8, 2.0, Some(2)), (10.0, 6.0, None)],
+            &[(8.0, 9.8, Some(1)), (8.8, 0.4, Some(1)), (3.0, 3.0, Some(3)), (3.9, 3.1, Some(3)), (12.0, 5.0, None)],
+        );
+        assert_eq!(shown(&p), Vec::<String>::new());
+    }
+
+    #[test]
+    fn group_problems_name_the_field_and_value() {
+        let one = south_north(&[(4.0, 1.0, Some(7)), (8.0, 1.0, None)], &[(4.0, 5.0, None), (12.0, 5.0, None)]);
+        assert!(
+            shown(&one).iter().any(|p| p.starts_with("sides.south.entries[0].group = 7 has no other member")),
+            "{:?}",
+            shown(&one)
+        );
+        // 2 m apart along the side.
+        let far = south_north(&[(4.0, 1.0, Some(1)), (6.0, 1.0, Some(1))], &[(4.0, 5.0, Some(1)), (5.0, 5.0, Some(1))]);
+        assert!(
+            shown(&far)
+                .iter()
+                .any(|p| p.starts_with("sides.south.entries[1].s = 6 is 2.000 m along the side from entries[0]")),
+            "{:?}",
+            shown(&far)
+        );
+        // 4 s apart (and not across the period's end).
+        let late =
+            south_north(&[(4.0, 1.0, Some(1)), (5.0, 5.0, Some(1))], &[(4.0, 5.0, Some(1)), (5.0, 5.0, Some(1))]);
+        assert!(
+            shown(&late)
+                .iter()
+                .any(|p| p.starts_with("sides.south.entries[1].t = 5: the members of group 1 cross over 4.000 s")),
+            "{:?}",
+            shown(&late)
+        );
+        // One id for an entry and an exit of one side.
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        doc.sides.south = Some(SideDocument {
+            entries: grouped(&[(4.0, 1.0, Some(2))]),
+            exits: grouped(&[(9.0, 1.0, Some(2))]),
+            ..SideDocument::default()
+        });
+        let both = shown(&checked(&doc));
+        assert!(
+            both.iter().any(|p| p.starts_with("sides.south.exits[0].group = 2 is also the group of entries[0]")),
+            "{both:?}"
+        );
+        // Six members.
+        let six: Vec<(f64, f64, Option<u32>)> = (0..6).map(|k| (2.0 + 0.8 * k as f64, 1.0, Some(4))).collect();
+        let singles: Vec<(f64, f64, Option<u32>)> = (0..6).map(|k| (2.0 + 2.0 * k as f64, 5.0, None)).collect();
+        let big = shown(&south_north(&six, &singles));
+        assert!(big.iter().any(|p| p.starts_with("sides.south.entries[5].group = 4 has 6 members")), "{big:?}");
+        // A pair enters, two singles leave: sizes differ.
+        let unmatched =
+            shown(&south_north(&[(4.0, 1.0, Some(1)), (4.8, 1.0, Some(1))], &[(4.0, 5.0, None), (12.0, 5.0, None)]));
+        assert!(
+            unmatched
+                .iter()
+                .any(|p| p.starts_with("sides have entering groups of sizes [2] but leaving groups of sizes []")),
+            "{unmatched:?}"
+        );
+    }
+
+    #[test]
+    fn a_group_problem_in_a_pattern_file_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pair.pattern.json");
+        std::fs::write(
+            &file,
+            r#"{"format": 1, "length": 16, "period": 10, "entries": [{"s": 4, "t": 1, "group": 3}, {"s": 9, "t": 1, "group": 3}]}"#,
+        )
+        .unwrap();
+        let e = crate::document::load_pattern(&file).unwrap_err().to_string();
+        assert!(e.contains("pair.pattern.json: entries[1].s = 9 is 5.000 m along the side"), "{e}");
+        // Referenced from a patch: the pattern file, and the path through the
+        // patch's side.
+        let patch = dir.path().join("p.patch.json");
+        std::fs::write(
+            &patch,
+            r#"{"format": 1, "size": 16, "period": 10, "sides": {"west": {"pattern": "pair.pattern.json"}}}"#,
+        )
+        .unwrap();
+        let e = crate::document::load_patch(&patch).unwrap_err().to_string();
+        assert!(e.contains("pair.pattern.json") && e.contains("entries[1].s = 9 is 5.000 m"), "{e}");
+    }
+
+    #[test]
+    fn documents_without_groups_are_written_as_before_and_groups_round_trip() {
+        let alone = BoundaryPoint { s: 4.0, t: 1.5, velocity: None, group: None };
+        assert_eq!(serde_json::to_string(&alone).unwrap(), r#"{"s":4.0,"t":1.5}"#);
+        let member = BoundaryPoint { group: Some(2), ..alone };
+        let json = serde_json::to_string(&member).unwrap();
+        assert_eq!(json, r#"{"s":4.0,"t":1.5,"group":2}"#);
+        assert_eq!(serde_json::from_str::<BoundaryPoint>(&json).unwrap(), member);
+        // Every shipped pattern reads and writes back to the same bytes, with
+        // no group key.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let file: crate::model::PatternFile = serde_json::from_str(&text).unwrap();
+            let again = serde_json::to_string_pretty(&file).unwrap();
+            assert!(!again.contains("group"), "{}", path.display());
+            // Byte for byte: the shipped files are as `save_pattern` writes.
+            assert_eq!(again + "\n", text, "{}", path.display());
+        }
+        // The mirror rule keeps a group: the group leaving one side is the
+        // group entering the neighbour.
+        let mut p = crate::model::Pattern::empty(16.0, 10.0);
+        p.exits = vec![member, BoundaryPoint { s: 4.8, ..member }];
+        let m = p.mirror();
+        assert_eq!(m.entries.iter().map(|b| b.group).collect::<Vec<_>>(), [Some(2), Some(2)]);
+        assert!(validate_pattern(&m).is_empty(), "{:?}", validate_pattern(&m));
     }
 }

@@ -191,7 +191,7 @@ fn random_patch(n: usize, seed: u64) -> Patch {
         } else {
             slot.exits.get_or_insert_with(Vec::new)
         };
-        list.push(crowdpatch::model::BoundaryPoint { s, t, velocity: None });
+        list.push(crowdpatch::model::BoundaryPoint { s, t, velocity: None, group: None });
     }
     doc.resolve(None, Path::new(".")).unwrap_or_else(|p| panic!("{p:?}"))
 }

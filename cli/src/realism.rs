@@ -1,7 +1,9 @@
 //! `crowdpatch realism FILE...`: the crowd statistics of trajectory files
 //! (the ETH/UCY sets, or the `id,frame,x,y` CSV a bake writes with
 //! `--trajectories`) next to the shipped reference of real pedestrians; and
-//! `--write-reference`, which recomputes that reference from the sets.
+//! `--write-reference`, which recomputes that reference from the sets, and
+//! `--write-group-reference`, which recomputes the walking groups' reference
+//! from the scenes with group annotations.
 
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use anyhow::Context;
@@ -9,6 +11,7 @@ use clap::Args;
 use crowdpatch::metrics::CrowdStats;
 use crowdpatch::realism::crowd::ks_distance;
 use crowdpatch::realism::describe;
+use crowdpatch::realism::groups::build_group_reference;
 use crowdpatch::realism::reference::{Reference, build_reference, read_trajectories};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,11 +26,13 @@ use std::process::ExitCode;
                         pedestrians.\n\nExamples:\n  crowdpatch bake patches/plaza.patch.json -o plaza.glb \
                         --trajectories plaza.csv --trajectory-rate 2.5\n  crowdpatch realism plaza.csv \
                         ../shared/data/pedestrians/*.txt\n  crowdpatch realism --write-reference \
-                        data/pedestrians.json ../shared/data/pedestrians/*.txt"
+                        data/pedestrians.json ../shared/data/pedestrians/*.txt\n  crowdpatch realism \
+                        --write-group-reference data/groups.json ../shared/data/pedestrians/groups/*"
 )]
 pub struct RealismArgs {
     /// Trajectory files: ETH/UCY text (`frame id x y`), CSV (`id,frame,x,y`)
-    /// or baked tiles (*.glb, sampled as a player shows them).
+    /// or baked tiles (*.glb, sampled as a player shows them); with
+    /// --write-group-reference, scene folders.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 
@@ -48,6 +53,12 @@ pub struct RealismArgs {
     /// it to FILE (the library ships data/pedestrians.json).
     #[arg(long, value_name = "FILE")]
     write_reference: Option<PathBuf>,
+
+    /// Recompute the walking groups' reference from the given scene folders
+    /// (each with `obsmat.txt` and `groups.txt`, ETH/UCY group annotations)
+    /// and write it to FILE (the library ships data/groups.json).
+    #[arg(long, value_name = "FILE", conflicts_with = "write_reference")]
+    write_group_reference: Option<PathBuf>,
 }
 
 /// Runs `realism`.
@@ -64,6 +75,26 @@ pub fn run(args: RealismArgs) -> anyhow::Result<ExitCode> {
         let text = serde_json::to_string_pretty(&reference).context("serialising the reference")? + "\n";
         crowdpatch::io::write_atomic(out, text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("{}: {} sets, pooled {} walkers", out.display(), reference.sets.len(), reference.pooled.walkers);
+        return Ok(ExitCode::from(EXIT_OK));
+    }
+    if let Some(out) = &args.write_group_reference {
+        if args.files.iter().any(|f| same_path(f, out)) {
+            anyhow::bail!("--write-group-reference {}: would overwrite an input", out.display());
+        }
+        let dirs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        let reference = build_group_reference(&dirs)?;
+        let text = serde_json::to_string_pretty(&reference).context("serialising the group reference")? + "\n";
+        crowdpatch::io::write_atomic(out, text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+        for s in &reference.scenes {
+            eprintln!(
+                "{}: {} walkers, {:.0} % in {} groups",
+                s.name,
+                s.stats.walkers,
+                100.0 * s.stats.share_in_groups,
+                s.stats.groups
+            );
+        }
+        eprintln!("{}: {} scenes", out.display(), reference.scenes.len());
         return Ok(ExitCode::from(EXIT_OK));
     }
     let reference = Reference::shipped();

@@ -431,3 +431,39 @@ fn pattern_stand_adds_standing_groups_and_generate_has_them() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
 }
+
+/// Issue 31: `realism --write-group-reference` writes the walking groups'
+/// table of scene folders (obsmat.txt, groups.txt), and names the line of a
+/// group that lists an unknown walker.
+#[test]
+fn realism_writes_the_group_reference_of_scene_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("park");
+    std::fs::create_dir(&scene).unwrap();
+    // Walkers 1 and 2 walk +y abreast 0.75 m apart at 1.25 m/s, 3 alone at
+    // 1.5 m/s; frames every 10 (0.4 s); `frame id x z y vx vz vy`.
+    let mut obsmat = String::new();
+    for k in 0..6 {
+        let (f, y) = (10 * k, 0.5 * k as f64);
+        obsmat +=
+            &format!("{f} 1 1.0 0 {y} 0 0 1.25\n{f} 2 1.75 0 {y} 0 0 1.25\n{f} 3 6 0 {} 0 0 1.5\n", 0.6 * k as f64);
+    }
+    std::fs::write(scene.join("obsmat.txt"), obsmat).unwrap();
+    std::fs::write(scene.join("groups.txt"), "1 2\n").unwrap();
+    let out = run(&["realism", "--write-group-reference", "groups.json", "park"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("groups.json")).unwrap()).unwrap();
+    let s = &table["scenes"][0];
+    assert_eq!(s["name"], "park");
+    assert_eq!(s["stats"]["walkers_in_groups"], 2);
+    assert!((s["stats"]["pairs"]["spacing"]["p50"].as_f64().unwrap() - 0.75).abs() < 1e-9, "{s}");
+    assert!((s["stats"]["speed_ratio"].as_f64().unwrap() - 1.25 / 1.5).abs() < 1e-9, "{s}");
+    assert_eq!(s["stats"]["triads"]["spacing"], serde_json::Value::Null);
+    std::fs::write(scene.join("groups.txt"), "1 2\n3 9\n").unwrap();
+    let out = run(&["realism", "--write-group-reference", "again.json", "park"], dir.path());
+    assert_ne!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(err.contains("groups.txt:2") && err.contains("id 9"), "{err}");
+    assert!(!dir.path().join("again.json").exists());
+}

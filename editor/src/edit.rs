@@ -129,7 +129,7 @@ fn points_mut<'a>(
 pub fn add_point(doc: &mut PatchDocument, side: Side, direction: Direction, s: f64, t: f64, base: &Path) -> PointId {
     let (s, t) = clamp_st(doc, s, t);
     let pts = points_mut(doc, side, direction, base);
-    pts.push(BoundaryPoint { s, t, velocity: None });
+    pts.push(BoundaryPoint { s, t, velocity: None, group: None });
     PointId { side, direction, index: pts.len() - 1 }
 }
 
@@ -449,16 +449,16 @@ mod tests {
             name: Some("p".into()),
             length: 16.0,
             period: 10.0,
-            entries: vec![BoundaryPoint { s: 2.0, t: 1.0, velocity: Some([0.3, 1.2]) }],
-            exits: vec![BoundaryPoint { s: 9.0, t: 4.0, velocity: None }],
+            entries: vec![BoundaryPoint { s: 2.0, t: 1.0, velocity: Some([0.3, 1.2]), group: None }],
+            exits: vec![BoundaryPoint { s: 9.0, t: 4.0, velocity: None, group: None }],
         };
         crowdpatch::document::save_pattern(&pattern, &dir.path().join("p.pattern.json")).unwrap();
         let mut d = doc();
         d.sides.east = Some(SideDocument { pattern: Some("p.pattern.json".into()), ..Default::default() });
         // Another side's exit keeps parity.
         d.sides.west = Some(SideDocument {
-            entries: Some(vec![BoundaryPoint { s: 5.0, t: 6.0, velocity: None }]),
-            exits: Some(vec![BoundaryPoint { s: 12.0, t: 2.0, velocity: None }]),
+            entries: Some(vec![BoundaryPoint { s: 5.0, t: 6.0, velocity: None, group: None }]),
+            exits: Some(vec![BoundaryPoint { s: 12.0, t: 2.0, velocity: None, group: None }]),
             ..Default::default()
         });
         let before = d.resolve(None, dir.path()).unwrap();

@@ -1,7 +1,9 @@
 //! Real pedestrians as data: the crowd statistics of sampled trajectories,
 //! with one set of definitions for baked walkers and real pedestrians alike
-//! ([`crowd`]), and the reference tables computed from the ETH/UCY sets
-//! ([`reference`]; docs/design.md "Realism").
+//! ([`crowd`]), the reference tables computed from the ETH/UCY sets
+//! ([`reference`]), and the statistics of walking groups with the reference
+//! computed from the ETH/UCY scenes with group annotations ([`groups`])
+//! (docs/design.md "Realism", "Walking groups").
 //!
 //! A kernel: plain statistics over positions, below the document layer, so
 //! that walkers' preferred speeds ([`crate::pace`]) can be drawn from the real
@@ -9,4 +11,5 @@
 //! the same tables.
 
 pub mod crowd;
+pub mod groups;
 pub mod reference;

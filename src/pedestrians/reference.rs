@@ -207,8 +207,65 @@ pub fn read_trajectories(path: &Path, csv_rate: f64) -> Result<Trajectories, Tra
 /// # Errors
 /// A malformed line, named with its number.
 pub fn parse_trajectories(text: &str, file: &str, csv_rate: f64) -> Result<Trajectories, TrajectoryError> {
+    let (mut rows, rate) = parse_rows(text, file, RowFormat::Auto { csv_rate })?;
+    let step = sampling_step(&mut rows);
+    let mut out = Trajectories { sample_interval: step as f64 / rate, ..Trajectories::default() };
+    let mut track: Vec<[f64; 2]> = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        let continues = k > 0 && rows[k - 1].id == r.id && r.frame - rows[k - 1].frame == step;
+        if !continues && !track.is_empty() {
+            out.tracks.push(std::mem::take(&mut track));
+        }
+        if k == 0 || rows[k - 1].id != r.id {
+            out.walkers += 1;
+        }
+        track.push(r.position);
+    }
+    out.tracks.push(track);
+    let mut by_frame: BTreeMap<i64, Vec<[f64; 2]>> = BTreeMap::new();
+    for r in &rows {
+        by_frame.entry(r.frame).or_default().push(r.position);
+    }
+    out.frames = by_frame.into_values().collect();
+    Ok(out)
+}
+
+/// One annotated sample of a trajectory file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Row {
+    /// Frame number (video frames, or CSV frames).
+    pub frame: i64,
+    /// Walker id.
+    pub id: i64,
+    /// Position `[m]`.
+    pub position: [f64; 2],
+}
+
+/// The line formats [`parse_rows`] reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum RowFormat {
+    /// ETH/UCY text `frame id x y` (frames at [`ETH_UCY_FRAME_RATE`]), or
+    /// the bake's CSV `id,frame,x,y` when the first line is that header
+    /// (frames at `csv_rate` `[Hz]`).
+    Auto {
+        /// Frame rate of the CSV `[Hz]`.
+        csv_rate: f64,
+    },
+    /// The ETH/UCY annotations' `obsmat.txt`: `frame id x z y vx vz vy`
+    /// (whitespace separated; `z` and the velocities unused).
+    Obsmat,
+}
+
+/// The rows of trajectory text in `format`, with the frame rate `[Hz]` their
+/// frame numbers count (for [`RowFormat::Obsmat`], [`ETH_UCY_FRAME_RATE`],
+/// which its callers do not use). Comment (`#`) and blank lines are skipped.
+/// O(lines).
+///
+/// # Errors
+/// A malformed line, named with its number; no row at all.
+pub(crate) fn parse_rows(text: &str, file: &str, format: RowFormat) -> Result<(Vec<Row>, f64), TrajectoryError> {
     let bad = |line: usize, message: String| TrajectoryError::Format { file: file.to_owned(), line, message };
-    let mut rows: Vec<(i64, i64, [f64; 2])> = Vec::new(); // (frame, id, position)
+    let mut rows: Vec<Row> = Vec::new();
     let mut csv = false;
     let mut rate = ETH_UCY_FRAME_RATE;
     for (n, line) in text.lines().enumerate() {
@@ -216,16 +273,24 @@ pub fn parse_trajectories(text: &str, file: &str, csv_rate: f64) -> Result<Traje
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if rows.is_empty() && !csv && line.replace(' ', "").eq_ignore_ascii_case("id,frame,x,y") {
+        if let RowFormat::Auto { csv_rate } = format
+            && rows.is_empty()
+            && !csv
+            && line.replace(' ', "").eq_ignore_ascii_case("id,frame,x,y")
+        {
             csv = true;
             rate = csv_rate;
             continue;
         }
         let f: Vec<&str> =
             if csv { line.split(',').map(str::trim).collect() } else { line.split_whitespace().collect() };
-        if f.len() != 4 {
-            let want = if csv { "id,frame,x,y" } else { "frame id x y" };
-            return Err(bad(n + 1, format!("has {} fields; expected 4 ({want})", f.len())));
+        let (fields, want) = match format {
+            RowFormat::Obsmat => (8, "frame id x z y vx vz vy"),
+            RowFormat::Auto { .. } if csv => (4, "id,frame,x,y"),
+            RowFormat::Auto { .. } => (4, "frame id x y"),
+        };
+        if f.len() != fields {
+            return Err(bad(n + 1, format!("has {} fields; expected {fields} ({want})", f.len())));
         }
         let num = |s: &str, what: &str| -> Result<f64, TrajectoryError> {
             s.parse::<f64>()
@@ -235,40 +300,32 @@ pub fn parse_trajectories(text: &str, file: &str, csv_rate: f64) -> Result<Traje
         };
         let (id, frame) =
             if csv { (num(f[0], "id")?, num(f[1], "frame")?) } else { (num(f[1], "id")?, num(f[0], "frame")?) };
-        rows.push((frame.round() as i64, id.round() as i64, [num(f[2], "x")?, num(f[3], "y")?]));
+        let y = if format == RowFormat::Obsmat { f[4] } else { f[3] };
+        rows.push(Row {
+            frame: frame.round() as i64,
+            id: id.round() as i64,
+            position: [num(f[2], "x")?, num(y, "y")?],
+        });
     }
     if rows.is_empty() {
         return Err(bad(0, "holds no trajectory sample".into()));
     }
-    // The sampling step in frames: the most common positive gap between a
-    // walker's consecutive frames.
-    rows.sort_by_key(|r| (r.1, r.0));
+    Ok((rows, rate))
+}
+
+/// Sorts `rows` by walker, then frame, and returns the sampling step in
+/// frames: the most common positive gap between a walker's consecutive
+/// frames (the smaller on a tie; 1 when no walker has two samples).
+/// O(n log n).
+pub(crate) fn sampling_step(rows: &mut [Row]) -> i64 {
+    rows.sort_by_key(|r| (r.id, r.frame));
     let mut gaps: BTreeMap<i64, usize> = BTreeMap::new();
     for w in rows.windows(2) {
-        if w[0].1 == w[1].1 && w[1].0 > w[0].0 {
-            *gaps.entry(w[1].0 - w[0].0).or_default() += 1;
+        if w[0].id == w[1].id && w[1].frame > w[0].frame {
+            *gaps.entry(w[1].frame - w[0].frame).or_default() += 1;
         }
     }
-    let step = gaps.iter().max_by_key(|(g, c)| (**c, -**g)).map_or(1, |(g, _)| *g);
-    let mut out = Trajectories { sample_interval: step as f64 / rate, ..Trajectories::default() };
-    let mut track: Vec<[f64; 2]> = Vec::new();
-    for (k, r) in rows.iter().enumerate() {
-        let continues = k > 0 && rows[k - 1].1 == r.1 && r.0 - rows[k - 1].0 == step;
-        if !continues && !track.is_empty() {
-            out.tracks.push(std::mem::take(&mut track));
-        }
-        if k == 0 || rows[k - 1].1 != r.1 {
-            out.walkers += 1;
-        }
-        track.push(r.2);
-    }
-    out.tracks.push(track);
-    let mut by_frame: BTreeMap<i64, Vec<[f64; 2]>> = BTreeMap::new();
-    for r in &rows {
-        by_frame.entry(r.0).or_default().push(r.2);
-    }
-    out.frames = by_frame.into_values().collect();
-    Ok(out)
+    gaps.iter().max_by_key(|(g, c)| (**c, -**g)).map_or(1, |(g, _)| *g)
 }
 
 /// The set name of an ETH/UCY file (`biwi_hotel.txt` → `hotel`,

@@ -7,12 +7,13 @@
 //! speeds the solver achieved, so that a user sees whether the patterns or
 //! the solver set the pace.
 
-pub use crate::pedestrians::{crowd, reference};
+pub use crate::pedestrians::{crowd, groups, reference};
 
-use crate::figures::{Distribution, RealismMetrics};
+use crate::figures::{Distribution, GroupStats, RealismMetrics};
 use crate::model::Patch;
 use crate::path::{Agent, Path};
 use crate::pedestrians::crowd::{CrowdSamples, distribution};
+use crate::pedestrians::groups::{GroupedTracks, group_stats};
 use crate::pedestrians::reference::Reference;
 use crowdpatch_runtime::format::wrap_angle;
 
@@ -126,7 +127,55 @@ pub fn compute_against(patch: &Patch, agents: &[Agent], reference: &Reference) -
         reference: reference.pooled.name.clone(),
         floor_speed: distribution(&mut floor_speeds(agents)),
         preferred_speed: distribution(&mut preferred),
+        groups: bake_group_stats(agents, &entry_groups(patch, agents)),
     }
+}
+
+/// Which of a bake's walkers walk together: the exogenous agents whose
+/// entry points carry the same group id on the same side (a boundary
+/// point's `group`, docs/design.md "Walking groups"), as indices into
+/// `agents`, in order of side and id. O(agents log agents).
+pub fn entry_groups(patch: &Patch, agents: &[Agent]) -> Vec<Vec<usize>> {
+    let mut groups: std::collections::BTreeMap<(usize, u32), Vec<usize>> = Default::default();
+    for (i, a) in agents.iter().enumerate() {
+        let Some(e) = &a.entry else { continue };
+        if let Some(g) = patch.sides[e.side].entries.get(e.index).and_then(|b| b.group) {
+            groups.entry((e.side.index(), g)).or_default().push(i);
+        }
+    }
+    groups.into_values().collect()
+}
+
+/// A bake's walkers on a common clock for [`groups::group_stats`]: each
+/// agent one walker (its unwrapped path; an endogenous loop once), sampled
+/// at the times `k·dt` `[s]` inside its interval, numbered `k`, so that
+/// members who walk together share sample numbers. `groups` are indices
+/// into `agents` of the walkers who walk together. O(agents · duration / dt).
+pub fn bake_group_tracks(agents: &[Agent], groups: &[Vec<usize>], dt: f64) -> GroupedTracks {
+    let walkers = agents
+        .iter()
+        .map(|a| {
+            let (start, end) = (a.path.start(), a.path.end());
+            let (k0, k1) = ((start / dt - 1e-9).ceil() as i64, (end / dt + 1e-9).floor() as i64);
+            (k0..=k1)
+                .map(|k| {
+                    let p = a.path.position((k as f64 * dt).clamp(start, end));
+                    (k, [p.x, p.y])
+                })
+                .collect()
+        })
+        .collect();
+    GroupedTracks { sample_interval: dt, step: 1, walkers, groups: groups.to_vec() }
+}
+
+/// The group statistics of a bake's walkers at [`SAMPLE_INTERVAL`], to set
+/// beside the shipped reference ([`groups::GroupReference::shipped_ref`];
+/// docs/design.md "Walking groups"). `groups`: indices into `agents` of the
+/// walkers who walk together — none in today's bakes, whose walkers all
+/// walk alone: share 0 and no figure of groups (`None`), never NaN.
+/// O(agents · duration / [`SAMPLE_INTERVAL`]).
+pub fn bake_group_stats(agents: &[Agent], groups: &[Vec<usize>]) -> GroupStats {
+    group_stats(&bake_group_tracks(agents, groups, SAMPLE_INTERVAL))
 }
 
 /// The bake's walkers as trajectories, in the `id,frame,x,y` CSV that PedPy
@@ -224,6 +273,74 @@ mod tests {
         let m = compute(&b.patch, &b.agents);
         assert!(m.crowd.speed.count > 0 && (0.0..=1.0).contains(&m.speed_ks));
         assert!(m.crowd.detour.p50 >= 1.0);
+    }
+
+    #[test]
+    fn a_bake_has_no_groups_and_says_so() {
+        let b = shipped("avenue");
+        let s = bake_group_stats(&b.agents, &entry_groups(&b.patch, &b.agents));
+        assert_eq!(b.metrics.realism.as_ref().unwrap().groups, s);
+        assert_eq!((s.walkers, s.walkers_in_groups, s.share_in_groups, s.groups), (b.agents.len(), 0, 0.0, 0));
+        assert_eq!((s.pair_share, s.speed_ratio, s.pairs.spacing), (None, None, None));
+        assert!(s.single_speed.is_some_and(|v| v > 0.3));
+        assert!(!serde_json::to_string(&s).unwrap().contains("NaN"));
+    }
+
+    #[test]
+    fn a_bake_reports_the_groups_its_entry_points_declare() {
+        use crate::model::{BoundaryPoint, PatchDocument, SideDocument};
+        let points = |v: &[(f64, f64, Option<u32>)]| {
+            Some(v.iter().map(|&(s, t, group)| BoundaryPoint { s, t, velocity: None, group }).collect())
+        };
+        let mut doc = PatchDocument::new(16.0, 10.0);
+        doc.sides.south = Some(SideDocument {
+            entries: points(&[(7.6, 1.0, Some(1)), (8.4, 1.0, Some(1)), (3.0, 5.0, None)]),
+            ..SideDocument::default()
+        });
+        doc.sides.north = Some(SideDocument {
+            exits: points(&[(7.6, 3.0, Some(1)), (8.4, 3.0, Some(1)), (13.0, 8.0, None)]),
+            ..SideDocument::default()
+        });
+        let patch = doc.resolve(None, std::path::Path::new(".")).unwrap();
+        let b = crate::bake::bake(&patch, &mut crate::bake::Silent).unwrap();
+        let groups = entry_groups(&b.patch, &b.agents);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].len(), 2);
+        assert!(groups[0].iter().all(|&i| b.agents[i].entry.unwrap().s != 3.0));
+        let g = &b.metrics.realism.as_ref().unwrap().groups;
+        assert_eq!((g.walkers, g.walkers_in_groups, g.groups), (3, 2, 1));
+        assert_eq!(g.sizes, std::collections::BTreeMap::from([(2, 1)]));
+        // They walk side by side into the patch (not yet kept together).
+        assert!(g.pairs.spacing.is_some_and(|s| s.p10 >= 2.0 * patch.header.agent_radius - 1e-6), "{g:?}");
+    }
+
+    #[test]
+    fn baked_walkers_in_a_group_are_measured_on_one_clock() {
+        use crate::geometry::Vec2;
+        use crate::path::ControlPoint;
+        // Two agents entering together 0.8 m apart abreast (one at t = 1.1 s,
+        // the other one sample later on its same line, i.e. in step with it),
+        // walking +x at 1.2 m/s, and one walking alone at 1.5 m/s.
+        let line = |y: f64, t0: f64, v: f64| Agent {
+            path: Path {
+                points: vec![
+                    ControlPoint::free(Vec2::new(v * t0, y), t0),
+                    ControlPoint::free(Vec2::new(v * 12.0, y), 12.0),
+                ],
+                looped: false,
+            },
+            kind: crowdpatch_runtime::format::AgentKind::Endogenous { index: 0 },
+            entry: None,
+            exit: None,
+            preferred_speed: v,
+        };
+        let agents = [line(0.0, 1.1, 1.2), line(0.8, 1.5, 1.2), line(5.0, 0.0, 1.5)];
+        let s = bake_group_stats(&agents, &[vec![0, 1]]);
+        assert!((s.share_in_groups - 2.0 / 3.0).abs() < 1e-12);
+        let sp = s.pairs.spacing.unwrap();
+        assert!((sp.p10 - 0.8).abs() < 1e-9 && (sp.p90 - 0.8).abs() < 1e-9, "{sp:?}");
+        assert!((s.pairs.angle_deg.unwrap().p50 - 90.0).abs() < 1e-6);
+        assert!((s.speed_ratio.unwrap() - 0.8).abs() < 1e-9);
     }
 
     #[test]
