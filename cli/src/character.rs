@@ -164,7 +164,7 @@ fn describe(text: &mut String, setup: &Setup, analyses: &[ClipAnalysis], all: bo
                     sk.joints[j].name.as_str(),
                     match f {
                         Found::Name => "by name",
-                        Found::Structure => "by structure (mirror chains below the hips)",
+                        Found::Structure => "by structure (the rig's chains: mirror legs, spine to head)",
                         Found::JointMap => "from --joint-map",
                         Found::Vrm => "from the VRM extension",
                     },

@@ -127,7 +127,14 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     let missing = |what: String| ImportError::Missing { file: file.to_owned(), what };
     let doc = &source.document;
     let scene = doc.default_scene().or_else(|| doc.scenes().next()).ok_or_else(|| missing("has no scene".into()))?;
-    let tree = SceneTree::new(doc, &scene);
+    let mut tree = SceneTree::new(doc, &scene);
+    let mut notes = Vec::new();
+    if let Some((moved, farthest)) = tree.rest_at_bind(source) {
+        notes.push(format!(
+            "posed at its bind pose (from the skin's inverse bind matrices): its nodes rest in another pose, {moved} \
+             joints up to {farthest:.3} units away; its proportions are those of the pose its mesh was bound in"
+        ));
+    }
     if !options.motion_only && !tree.has_skin() {
         return Err(missing(
             "has no skin (no mesh bound to a skeleton): crowdpatch animates skinned characters; export it with its \
@@ -141,7 +148,6 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
             "has no triangle mesh to show (an animation file? pass it as --animation-source FILE)".into(),
         ));
     }
-    let mut notes = Vec::new();
     if !geometry.left_out.is_empty() {
         notes.push(format!(
             "left out {} (a mesh without a skin that hangs from no joint)",
@@ -153,6 +159,7 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     let vrm = vrm_bones(&source.json, rig.names.len());
     let humanoid = Humanoid::find(&rig, &vrm, options.joint_map.as_ref(), file)?;
     let (up, left) = humanoid.axes(&rig, file)?;
+    notes.extend(humanoid.notes.iter().map(|n| format!("humanoid mapping: {n}")));
     let rot = model_rotation(up, left);
     if rot.angle() > 1e-6 {
         notes.push(format!("turned into the model frame: {}", describe_turn(&rot)));
