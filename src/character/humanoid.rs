@@ -807,8 +807,9 @@ impl Humanoid {
     /// the rig's frame), after checking that it stands as a biped humanoid:
     /// feet below the hips, a spine rising from the hips (within
     /// [`UPRIGHT_LIMIT_DEG`] of the legs' direction: a quadruped's runs
-    /// level), a head (or neck) and arms, no other limbs reaching the
-    /// ground, and sides that agree (the left leg on the left of the way the
+    /// level), a head (or neck), no other limbs reaching the ground (a
+    /// quadruped's front legs, whether or not found as its arms), and sides
+    /// that agree (the left leg on the left of the way the
     /// toes point, the left arm on the side of the left leg).
     ///
     /// # Errors
@@ -871,12 +872,6 @@ impl Humanoid {
             return Err(not(format!(
                 "it has no head (no joint named like a head or neck, nor a spine chain rising above its arms; \
                  {found} of 21 humanoid bones found)"
-            )));
-        }
-        if (0..2).all(|s| Bone::arm(s).iter().all(|&b| self.get(b).is_none())) {
-            return Err(not(format!(
-                "it has no arms (no joints named like arms, nor two mirror chains off its spine; {found} of 21 \
-                 humanoid bones found)"
             )));
         }
         // Sides: toes point forward (left × up) from the feet; the left arm
@@ -1366,14 +1361,18 @@ fn rising_chain(rig: &Rig, i: usize, up: V3) -> Vec<usize> {
 }
 
 /// The arms by structure, for a rig whose names tell no arm bone: at the
-/// highest joint of the spine chain (head down to the spine) with two
+/// highest joint of the spine chain (head down to the spine, or to the hips
+/// without one) with two
 /// mirror child chains off the chain ([`mirror_chains`]), those chains; the
 /// one on the legs' left is the left arm. Four joints are shoulder, upper
 /// arm, lower arm and hand; fewer start at the upper arm.
 fn arms_by_structure(rig: &Rig, h: &mut Humanoid) {
-    let (Some(spine), Some((_, lateral))) = (h.get(Bone::Spine).or(h.get(Bone::Chest)), leg_frame(rig, h)) else {
+    let (Some(spine), Some((_, lateral))) =
+        (h.get(Bone::Spine).or(h.get(Bone::Chest)).or(h.get(Bone::Hips)), leg_frame(rig, h))
+    else {
         return;
     };
+    let legs: Vec<usize> = [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| h.get(b)).collect();
     let top = h.get(Bone::Head).or(h.get(Bone::Neck)).or(h.get(Bone::Chest)).unwrap_or(spine);
     // The path from the top down to the spine joint.
     let mut path = vec![top];
@@ -1384,7 +1383,8 @@ fn arms_by_structure(rig: &Rig, h: &mut Humanoid) {
         k = p;
     }
     for &b in &path {
-        let skip = |c: usize| path.contains(&c) || is_helper(&rig.names[c]);
+        let skip =
+            |c: usize| path.contains(&c) || is_helper(&rig.names[c]) || legs.iter().any(|&l| rig.is_ancestor(c, l));
         let Some((ca, cc)) = mirror_chains(rig, b, &skip) else { continue };
         let end = |ch: &[usize]| rig.positions[ch[ch.len() - 1]];
         let (l, r) = if (end(&ca) - end(&cc)).dot(&lateral) >= 0.0 { (ca, cc) } else { (cc, ca) };
@@ -1925,6 +1925,24 @@ pub(crate) mod tests {
         assert!(e.starts_with("dog.glb is not a two-legged humanoid"), "{e}");
         assert!(e.contains("BL3.L and BR3.R reach the ground") && e.contains("more than two legs"), "{e}");
         assert_eq!(e.matches(". ").count(), 0, "one sentence: {e}");
+    }
+
+    #[test]
+    fn two_legs_a_spine_and_a_head_are_walked_with_arms_or_without() {
+        let mut r = biped(|p| p.to_string());
+        for armless in [false, true] {
+            if armless {
+                // The arms are the last six joints.
+                let n = r.names.len() - 6;
+                r.names.truncate(n);
+                r.parents.truncate(n);
+                r.positions.truncate(n);
+                r.eligible.truncate(n);
+            }
+            let h = Humanoid::find(&r, &BTreeMap::new(), None, "walker.glb").unwrap();
+            assert_eq!(h.get(Bone::LeftHand).is_none(), armless);
+            assert!(h.axes(&r, "walker.glb").is_ok(), "armless: {armless}");
+        }
     }
 
     #[test]
