@@ -457,6 +457,26 @@ mod tests {
     }
 
     #[test]
+    fn clips_leave_unkeyed_joints_at_the_files_pose_not_at_the_bind_pose() {
+        // The rest moves to the bind pose; what a clip does not key keeps
+        // the node's transform in the file (glTF: an unanimated property
+        // holds the node's own value), so a clip plays as authored.
+        let rig = biped(|p| p.to_string());
+        let bent = Quat::from_axis_angle(&V3::x_axis(), -1.0);
+        let bytes = synthetic::skinned_gltf(&rig, &[(3, bent)]);
+        let source = Source::from_bytes(&bytes, None).unwrap();
+        let scene = source.document.scenes().next().unwrap();
+        let mut tree = SceneTree::new(&source.document, &scene);
+        assert!(tree.rest_at_bind(&source).is_some());
+        assert!(tree.local[3].rotation.angle() < 1e-6, "the rest is the bind pose");
+        assert!(tree.file_local[3].rotation.angle_to(&bent) < 1e-6, "the file's pose is kept for clips");
+        let same = |a: &crate::character::Transform, b: &crate::character::Transform| {
+            (a.translation - b.translation).norm() < 1e-6 && a.rotation.angle_to(&b.rotation) < 1e-6
+        };
+        assert!((0..rig.names.len()).all(|i| i == 3 || same(&tree.file_local[i], &tree.local[i])));
+    }
+
+    #[test]
     fn vrm_extensions_of_both_versions_are_read() {
         let v0: serde_json::Value = serde_json::from_str(
             r#"{"extensions": {"VRM": {"humanoid": {"humanBones": [{"bone": "hips", "node": 2}, {"bone": "leftFoot", "node": 7}, {"bone": "leftThumbProximal", "node": 9}]}}}}"#,

@@ -25,8 +25,12 @@ pub(super) struct SceneTree<'a> {
     pub order: Vec<usize>,
     /// Whether each node is in the scene.
     pub in_scene: Vec<bool>,
-    /// Rest (file) local transform of each node.
+    /// Rest local transform of each node: the file's, or the bind pose's
+    /// after [`SceneTree::rest_at_bind`].
     pub local: Vec<Transform>,
+    /// Local transform of each node as the file stores it (what an
+    /// animation channel leaves unkeyed holds).
+    pub file_local: Vec<Transform>,
     /// Model-frame matrix of each node at rest.
     pub global: Vec<Matrix4<f64>>,
     /// Whether an animation channel (other than morph weights) drives it.
@@ -77,7 +81,7 @@ impl<'a> SceneTree<'a> {
                 skin_joint[j.index()] = true;
             }
         }
-        SceneTree { nodes, parent, order, in_scene, local, global, animated, skin_joint }
+        SceneTree { nodes, parent, order, in_scene, file_local: local.clone(), local, global, animated, skin_joint }
     }
 
     /// Whether some skin lists a node of the scene as a joint.
