@@ -91,6 +91,56 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
     }
 }
 
+/// Humanoids of other conventions (Unreal mannequin, Rigify metarig with
+/// no neck or head names, Mixamo names without a prefix, VRM 0.x).
+const OTHER_HUMANOIDS: [&str; 4] =
+    ["MML_cylinderman.glb", "OrangeJuiceGames_male_base_mesh.glb", "VALID_Black_M_2_Busi.glb", "Godette_vrm_v4.vrm"];
+
+#[test]
+fn issue_29_animals_are_refused_with_exit_2_in_one_sentence_and_every_humanoid_bakes() {
+    let Some(dir) = shared("characters") else {
+        println!("SKIPPED: ../shared/data/characters is absent");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let patch = repo().join("patches/figure7.patch.json");
+    // The wolf (a quadruped): refused by inspect and by bake, saying what
+    // was found, nothing written.
+    let wolf = dir.join("Quaternius_Wolf.glb");
+    for args in [
+        vec!["character", "inspect", wolf.to_str().unwrap()],
+        vec!["bake", patch.to_str().unwrap(), "--character", wolf.to_str().unwrap(), "-o", "wolf.glb"],
+    ] {
+        let out = run(&args, tmp.path());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let line = err.lines().find(|l| l.contains("is not a two-legged humanoid")).unwrap_or_default();
+        assert!(line.contains("Quaternius_Wolf.glb") && line.contains("spine"), "{err}");
+        assert_eq!(line.trim_end_matches('.').matches(". ").count(), 0, "one sentence: {line}");
+    }
+    assert!(!tmp.path().join("wolf.glb").exists());
+    // Humanoids of every convention bake, the Rigify metarig with its head
+    // and neck taken from the top of its spine chain.
+    for name in OTHER_HUMANOIDS {
+        let file = dir.join(name);
+        let out = run(&["character", "inspect", file.to_str().unwrap(), "--json"], tmp.path());
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let bone =
+            |b: &str| json["mapping"].as_array().unwrap().iter().find(|m| m["bone"] == b).map(|m| m["joint"].clone());
+        assert!(bone("head").is_some() && bone("hips") != bone("spine"), "{name}: {}", json["mapping"]);
+        if name.starts_with("OrangeJuice") {
+            assert_eq!(bone("head"), Some("spine.005".into()), "{}", json["mapping"]);
+            assert_eq!(bone("neck"), Some("spine.004".into()));
+            assert_eq!(bone("chest"), Some("spine.003".into()));
+        }
+        let glb = format!("{name}.glb");
+        let out =
+            run(&["bake", patch.to_str().unwrap(), "--character", file.to_str().unwrap(), "-o", &glb], tmp.path());
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+    }
+}
+
 #[test]
 fn a_mocap_walk_retargeted_onto_a_rig_without_clips_bakes_within_the_gate() {
     let (Some(rogue), Some(bvh)) = (shared("characters/KayKit_Skeleton_Rogue.glb"), shared("mocap/mixamo-walk.bvh"))

@@ -45,7 +45,7 @@ impl Setup {
                         sk.joints[j].name.as_str(),
                         match f {
                             Found::Name => "by name",
-                            Found::Structure => "by structure (mirror chains below the hips)",
+                            Found::Structure => "by structure (the rig's chains: mirror legs, spine to head)",
                             Found::JointMap => "from --joint-map",
                             Found::Vrm => "from the VRM extension",
                         },

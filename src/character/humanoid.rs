@@ -325,7 +325,7 @@ const NOISE: [&str; 16] = [
 ];
 
 /// Words that make a joint a helper, never a humanoid bone.
-const HELPER: [&str; 44] = [
+const HELPER: [&str; 48] = [
     "end",
     "nub",
     "tip",
@@ -370,11 +370,25 @@ const HELPER: [&str; 44] = [
     "dummy",
     "attach",
     "lookat",
+    "coat",
+    "robe",
+    "dress",
+    "cloak",
 ];
+
+/// Whether a joint name marks a helper joint (an IK target, a pole, a
+/// twist bone, a control, an `_end` leaf, a socket, hair, a tail…), never a
+/// humanoid bone nor a limb.
+pub fn is_helper(name: &str) -> bool {
+    words(name).iter().any(|w| HELPER.contains(&w.as_str()))
+}
 
 /// The body part, side and number a joint name tells, or `None` (not a
 /// humanoid bone name, or a helper joint). See the module documentation.
 pub fn classify(name: &str) -> Option<NameInfo> {
+    if is_helper(name) {
+        return None;
+    }
     let w = words(name);
     let mut side = None;
     let mut rank = 0;
@@ -383,9 +397,6 @@ pub fn classify(name: &str) -> Option<NameInfo> {
     let mut after_noise = false;
     for word in &w {
         let s = word.as_str();
-        if HELPER.contains(&s) {
-            return None;
-        }
         match s {
             "left" | "l" | "lft" => side = Some(0),
             "right" | "r" | "rt" | "rgt" => side = Some(1),
@@ -449,26 +460,47 @@ pub fn classify(name: &str) -> Option<NameInfo> {
     Some(NameInfo { part, side, number, rank })
 }
 
-/// The naming convention of a rig, from its joint names (for messages).
+/// The naming convention of a rig, from its joint names (for messages):
+/// Mixamo (with or without the `mixamorig` prefix), VRoid, Rigify `DEF-`
+/// and metarig names (`spine.001`), 3ds Max Biped, Character Creator, VRM
+/// humanoid names, VRM 0.x / CATS names (`Left ankle`), the Unreal
+/// mannequin's (`thigh_l`, `ball_l`, and `thigh.l` as Godot imports it),
+/// Blender's `.L/.R`, lower-case `.l/.r` (KayKit), kebab-case and the
+/// generic side spellings.
 pub fn convention(names: &[String]) -> &'static str {
     let any = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
+    let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    let any_lower = |f: &dyn Fn(&str) -> bool| lower.iter().any(|n| f(n));
+    // Unreal mannequin terms: calf, ball, clavicle, and numbered spine_0N.
+    let unreal = any_lower(&|n| {
+        n.starts_with("calf") || n.starts_with("ball") || n.starts_with("clavicle") || n.starts_with("spine_0")
+    });
+    let mixamo_words = any(&|n| n.ends_with("LeftUpLeg") || n.ends_with("LeftToeBase") || n.ends_with("LeftForeArm"));
     if any(&|n| n.to_lowercase().starts_with("mixamorig")) {
         if any(&|n| n.contains(':')) { "Mixamo (mixamorig: prefix)" } else { "Mixamo (mixamorig prefix, no colon)" }
     } else if any(&|n| n.starts_with("J_Bip_")) {
         "VRoid/VRM (J_Bip_*)"
     } else if any(&|n| n.starts_with("DEF-")) {
-        "Blender Rigify (DEF-*.L/.R)"
+        "Blender Rigify deform bones (DEF-spine.001, DEF-thigh.L)"
     } else if any(&|n| n.starts_with("Bip0")) {
         "3ds Max Biped (Bip01 L …)"
     } else if any(&|n| n.starts_with("CC_Base_")) {
         "Character Creator (CC_Base_*)"
     } else if any(&|n| n == "leftUpperLeg" || n == "leftFoot") {
         "VRM humanoid names"
-    } else if any(&|n| n.ends_with(".L") || n.ends_with(".l")) {
+    } else if any_lower(&|n| n == "left ankle" || n == "left knee" || n == "left elbow" || n == "left wrist") {
+        "VRM 0.x / CATS names (Left leg, Left knee, Left ankle)"
+    } else if mixamo_words {
+        "Mixamo names without a prefix (LeftUpLeg, LeftToeBase)"
+    } else if any(&|n| n.starts_with("spine.00")) && any(&|n| n.ends_with(".L") || n.ends_with(".R")) {
+        "Blender Rigify metarig (spine.001, thigh.L)"
+    } else if any(&|n| n.ends_with(".L") || n.ends_with(".R")) {
         "Blender (.L/.R)"
+    } else if any(&|n| n.ends_with(".l") || n.ends_with(".r")) {
+        if unreal { "Unreal mannequin names with .l/.r (thigh.l, calf.l)" } else { "Blender lower-case (.l/.r)" }
     } else if any(&|n| n.ends_with("_l") || n.ends_with("_L")) {
-        if any(&|n| n.starts_with("calf") || n.starts_with("thigh")) {
-            "Unreal Engine (thigh_l, calf_l)"
+        if unreal || any_lower(&|n| n.starts_with("thigh")) {
+            "Unreal mannequin (thigh_l, calf_l, ball_l)"
         } else {
             "…_l/…_r suffixes"
         }
@@ -600,6 +632,9 @@ pub struct Humanoid {
     pub found: [Option<Found>; 21],
     /// The naming convention recognised ([`convention`]).
     pub convention: String,
+    /// What the mapping chose where it had to (two bones on one joint, a
+    /// head taken from the top of the spine chain), one sentence each.
+    pub notes: Vec<String>,
 }
 
 impl Humanoid {
@@ -626,6 +661,69 @@ impl Humanoid {
         h
     }
 
+    /// Where two bones map to one joint (a rig naming its hips `spine`, a
+    /// chest that is also the top of the chain), keeps one and leaves the
+    /// others unmapped, with a note naming the joint, the bones and the
+    /// choice: a bone named by a joint map or a VRM extension first, then
+    /// what a walk needs most (hips, legs, head, neck, arms, spine, chest).
+    fn settle_collisions(&mut self, rig: &Rig) {
+        use Bone::*;
+        const PRIORITY: [Bone; 21] = [
+            Hips,
+            LeftUpperLeg,
+            RightUpperLeg,
+            LeftLowerLeg,
+            RightLowerLeg,
+            LeftFoot,
+            RightFoot,
+            LeftToes,
+            RightToes,
+            Head,
+            Neck,
+            LeftUpperArm,
+            RightUpperArm,
+            LeftLowerArm,
+            RightLowerArm,
+            LeftHand,
+            RightHand,
+            LeftShoulder,
+            RightShoulder,
+            Spine,
+            Chest,
+        ];
+        let mut by_node: BTreeMap<usize, Vec<Bone>> = BTreeMap::new();
+        for b in BONES {
+            if let Some(n) = self.get(b) {
+                by_node.entry(n).or_default().push(b);
+            }
+        }
+        for (node, bones) in by_node {
+            let rank = |b: &Bone| {
+                let named = matches!(self.found[b.index()], Some(Found::JointMap | Found::Vrm));
+                (!named, PRIORITY.iter().position(|x| x == b).unwrap_or(PRIORITY.len()))
+            };
+            let Some(&kept) = bones.iter().min_by_key(|b| rank(b)) else { continue };
+            if bones.len() < 2 {
+                continue;
+            }
+            let dropped: Vec<&str> = bones.iter().filter(|&&b| b != kept).map(|b| b.name()).collect();
+            for &b in &bones {
+                if b != kept {
+                    self.bones[b.index()] = None;
+                    self.found[b.index()] = None;
+                }
+            }
+            self.notes.push(format!(
+                "{} {} to joint {}: it is taken as the {}, and {} left unmapped",
+                bones.iter().map(|b| b.name()).collect::<Vec<_>>().join(" and "),
+                if bones.len() == 2 { "both map" } else { "all map" },
+                node_name(rig, node),
+                kept.name(),
+                dropped.join(" and ")
+            ));
+        }
+    }
+
     /// The bones found, with their node and how: `(bone, node, found)`.
     pub fn mapped(&self) -> Vec<(Bone, usize, Found)> {
         BONES
@@ -647,7 +745,12 @@ impl Humanoid {
         joint_map: Option<&JointMap>,
         rig_file: &str,
     ) -> Result<Humanoid, MapError> {
-        let mut h = Humanoid { bones: [None; 21], found: [None; 21], convention: convention(&rig.names).to_owned() };
+        let mut h = Humanoid {
+            bones: [None; 21],
+            found: [None; 21],
+            convention: convention(&rig.names).to_owned(),
+            notes: Vec::new(),
+        };
         if !vrm.is_empty() {
             h.convention = "VRM humanoid extension".into();
         }
@@ -678,6 +781,13 @@ impl Humanoid {
         {
             h.set(Bone::Hips, lca, Found::Structure);
         }
+        h.settle_collisions(rig);
+        if [Bone::Spine, Bone::Chest, Bone::Neck, Bone::Head].iter().all(|&b| h.get(b).is_none()) {
+            spine_by_structure(rig, &mut h);
+        }
+        if (0..2).all(|s| Bone::arm(s).iter().all(|&b| h.get(b).is_none())) {
+            arms_by_structure(rig, &mut h);
+        }
         if h.get(Bone::LeftUpperLeg).is_none() || h.get(Bone::RightUpperLeg).is_none() || h.get(Bone::Hips).is_none() {
             let hint = if rig.eligible.iter().filter(|&&e| e).count() < 3 {
                 "it has no skeleton to speak of".to_string()
@@ -694,12 +804,16 @@ impl Humanoid {
     }
 
     /// The up and left directions of the rig at rest (unit, orthogonal, in
-    /// the rig's frame), after checking that it stands as a biped: feet below
-    /// the hips, the spine rising from the hips (within 50° of up: a
-    /// quadruped's runs level), the legs of some length.
+    /// the rig's frame), after checking that it stands as a biped humanoid:
+    /// feet below the hips, a spine rising from the hips (within
+    /// [`UPRIGHT_LIMIT_DEG`] of the legs' direction: a quadruped's runs
+    /// level), a head (or neck), no other limbs reaching the ground (a
+    /// quadruped's front legs, whether or not found as its arms), and sides
+    /// that agree (the left leg on the left of the way the
+    /// toes point, the left arm on the side of the left leg).
     ///
     /// # Errors
-    /// [`MapError::NotHumanoid`] with what is wrong.
+    /// [`MapError::NotHumanoid`] with what was found, one sentence.
     pub fn axes(&self, rig: &Rig, rig_file: &str) -> Result<(V3, V3), MapError> {
         let not = |why: String| {
             MapError::NotHumanoid(format!(
@@ -717,21 +831,26 @@ impl Humanoid {
         let hips = (ul + ur) / 2.0;
         let leg = (hips - feet).norm();
         let scale = rig_extent(rig).max(1e-9);
+        let found = self.bones.iter().flatten().count();
         let top = p(Bone::Head).or(p(Bone::Neck)).or(p(Bone::Chest)).or(p(Bone::Spine));
         let spine = top.map(|t| t - hips).filter(|s| s.norm() > 0.05 * scale);
         let up = match (leg >= 0.05 * scale, spine) {
             (true, Some(spine)) => {
                 let angle = ((hips - feet) / leg).angle(&spine.normalize());
-                if angle > 50f64.to_radians() {
+                if angle > UPRIGHT_LIMIT_DEG.to_radians() {
                     return Err(not(format!(
-                        "its spine runs {:.0}° away from the direction its legs stand in (a quadruped's spine \
-                         runs level with the ground)",
+                        "its spine runs {:.0}° away from the direction its legs stand in, its body held level \
+                         as a quadruped's rather than upright",
                         angle.to_degrees()
                     )));
                 }
                 (hips + spine - feet).normalize()
             }
-            (true, None) => (hips - feet) / leg,
+            (true, None) => {
+                return Err(not(format!(
+                    "it has no spine (no joint named like one rises from its hips; {found} of 21 humanoid bones found)"
+                )));
+            }
             // One-bone legs: the spine tells up.
             (false, Some(spine)) => spine.normalize(),
             (false, None) => return Err(not("its legs have no length and it has no spine".into())),
@@ -741,9 +860,109 @@ impl Humanoid {
         if left.norm() < 1e-3 * scale {
             return Err(not("its left and right legs hang from the same point".into()));
         }
-        Ok((up, left.normalize()))
+        let left = left.normalize();
+        if let Some([a, b]) = self.other_limbs_on_the_ground(rig, (hips - feet) / leg.max(1e-12), left) {
+            return Err(not(format!(
+                "besides its two legs, {} and {} reach the ground: it stands on more than two legs",
+                node_name(rig, a),
+                node_name(rig, b)
+            )));
+        }
+        if self.get(Bone::Head).is_none() && self.get(Bone::Neck).is_none() {
+            return Err(not(format!(
+                "it has no head (no joint named like a head or neck, nor a spine chain rising above its arms; \
+                 {found} of 21 humanoid bones found)"
+            )));
+        }
+        // Sides: toes point forward (left × up) from the feet; the left arm
+        // is on the side of the left leg.
+        let forward = left.cross(&up);
+        let (mut ahead, mut along) = (0.0, 0.0);
+        for s in 0..2 {
+            let [_, _, f, t] = Bone::leg(s);
+            if let (Some(f), Some(t)) = (p(f), p(t)) {
+                let d = t - f;
+                let d = d - up * d.dot(&up);
+                ahead += d.dot(&forward);
+                along += d.norm();
+            }
+        }
+        let name = |b: Bone| self.get(b).map_or_else(String::new, |i| node_name(rig, i));
+        if along > 1e-3 * scale && ahead < -0.5 * along {
+            return Err(not(format!(
+                "its left leg ({}) stands on the right of the way its toes point, so its left and right would \
+                 only fit swapped",
+                name(Bone::LeftUpperLeg)
+            )));
+        }
+        if let (Some(a), Some(b)) = (p(Bone::LeftUpperArm), p(Bone::RightUpperArm))
+            && (a - b).dot(&left) < -1e-3 * scale
+        {
+            return Err(not(format!(
+                "its left arm ({}) is on the side of its right leg ({}), so its left and right would only fit \
+                 swapped",
+                name(Bone::LeftUpperArm),
+                name(Bone::RightUpperLeg)
+            )));
+        }
+        Ok((up, left))
+    }
+
+    /// Two joints on either side (left, right) that reach the ground beside
+    /// the legs, a quadruped's front legs: eligible joints outside the legs'
+    /// subtrees (and not above the legs), not below a helper joint (an IK
+    /// target, a pole, a tail…), lower than [`GROUND_REACH`] of the legs'
+    /// length above the lowest leg joint (along `up`, the legs' direction)
+    /// and a twentieth of it off the mid-plane; `None` when no such pair is
+    /// found. O(nodes · depth).
+    fn other_limbs_on_the_ground(&self, rig: &Rig, up: V3, left: V3) -> Option<[usize; 2]> {
+        let leg_bones: Vec<usize> = (0..2).flat_map(Bone::leg).filter_map(|b| self.get(b)).collect();
+        let uppers: Vec<usize> =
+            [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| self.get(b)).collect();
+        let in_legs = |k: usize| leg_bones.iter().any(|&b| rig.is_ancestor(b, k));
+        let ground = (0..rig.len()).filter(|&k| in_legs(k)).map(|k| rig.positions[k].dot(&up)).reduce(f64::min)?;
+        let hips = uppers.iter().map(|&u| rig.positions[u]).sum::<V3>() / uppers.len().max(1) as f64;
+        let length = hips.dot(&up) - ground;
+        if length <= 0.0 {
+            return None;
+        }
+        let below_helper = |k: usize| {
+            let mut i = Some(k);
+            while let Some(x) = i {
+                if is_helper(&rig.names[x]) {
+                    return true;
+                }
+                i = rig.parents[x];
+            }
+            false
+        };
+        let mut sides = [None, None];
+        for k in 0..rig.len() {
+            if !rig.eligible[k] || in_legs(k) || uppers.iter().any(|&u| rig.is_ancestor(k, u)) || below_helper(k) {
+                continue;
+            }
+            let q = rig.positions[k];
+            if q.dot(&up) - ground > GROUND_REACH * length {
+                continue;
+            }
+            let side = (q - hips).dot(&left);
+            if side > 0.05 * length {
+                sides[0] = sides[0].or(Some(k));
+            } else if side < -0.05 * length {
+                sides[1] = sides[1].or(Some(k));
+            }
+        }
+        Some([sides[0]?, sides[1]?])
     }
 }
+
+/// The largest angle `[°]` between a biped's spine (hips to head) and the
+/// direction its legs stand in (feet to hips) at rest.
+pub const UPRIGHT_LIMIT_DEG: f64 = 45.0;
+
+/// How high above the lowest leg joint, as a fraction of the legs' length,
+/// a joint outside the legs counts as reaching the ground (a front paw).
+pub const GROUND_REACH: f64 = 0.3;
 
 /// The lowest point below node `i` (its subtree's positions), for a leg with
 /// no named lower joints.
@@ -857,43 +1076,8 @@ fn by_names(rig: &Rig, h: &mut Humanoid) {
             }
         }
     }
-    let legs: Vec<usize> = [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| h.get(b)).collect();
-    let hips = candidates(rig, &info, Part::Hips, None);
-    let hips = hips
-        .iter()
-        .copied()
-        .find(|&i| legs.len() == 2 && legs.iter().all(|&l| rig.is_ancestor(i, l)))
-        .or_else(|| {
-            // A hips joint beside the legs (both children of a body joint).
-            hips.iter().copied().find(|&i| {
-                legs.len() == 2 && legs.iter().all(|&l| rig.parents[i].is_some_and(|p| rig.is_ancestor(p, l)))
-            })
-        })
-        .or_else(|| if legs.len() < 2 { hips.first().copied() } else { None });
-    if let Some(hp) = hips {
-        h.set(Bone::Hips, hp, Found::Name);
-    }
-    // Spine, chest, neck, head: below the hips' parent (a body joint may hold
-    // both the hips and the spine).
-    let root = hips.and_then(|hp| rig.parents[hp].or(Some(hp)));
-    let below = |i: usize| root.is_none_or(|r| rig.is_ancestor(r, i));
-    let spine: Vec<usize> =
-        candidates(rig, &info, Part::Spine, None).into_iter().filter(|&i| below(i) && Some(i) != hips).collect();
-    if let Some(&s) = spine.first() {
-        h.set(Bone::Spine, s, Found::Name);
-    }
-    let chest = candidates(rig, &info, Part::Chest, None).into_iter().find(|&i| below(i));
-    let chest = chest
-        .or_else(|| spine.iter().copied().filter(|&i| Some(i) != spine.first().copied()).max_by_key(|&i| rig.depth(i)));
-    if let Some(c) = chest {
-        h.set(Bone::Chest, c, Found::Name);
-    }
-    if let Some(n) = candidates(rig, &info, Part::Neck, None).into_iter().find(|&i| below(i)) {
-        h.set(Bone::Neck, n, Found::Name);
-    }
-    if let Some(hd) = candidates(rig, &info, Part::Head, None).into_iter().find(|&i| below(i)) {
-        h.set(Bone::Head, hd, Found::Name);
-    }
+    // Arms: a shoulder, an upper arm below it (or anywhere), the lower arm
+    // and hand below.
     for s in 0..2 {
         let side = Some(s);
         let [bs, bu, bl, bh] = Bone::arm(s);
@@ -915,6 +1099,90 @@ fn by_names(rig: &Rig, h: &mut Humanoid) {
             }
         }
     }
+    let legs: Vec<usize> = [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| h.get(b)).collect();
+    let hips = candidates(rig, &info, Part::Hips, None);
+    let mut hips = hips
+        .iter()
+        .copied()
+        .find(|&i| legs.len() == 2 && legs.iter().all(|&l| rig.is_ancestor(i, l)))
+        .or_else(|| {
+            // A hips joint beside the legs (both children of a body joint).
+            hips.iter().copied().find(|&i| {
+                legs.len() == 2 && legs.iter().all(|&l| rig.parents[i].is_some_and(|p| rig.is_ancestor(p, l)))
+            })
+        })
+        .or_else(|| if legs.len() < 2 { hips.first().copied() } else { None });
+    let mut spine: Vec<usize> = candidates(rig, &info, Part::Spine, None);
+    // Rigify (`spine`, `spine.001`, … and `DEF-spine`, `DEF-spine.001`, …):
+    // without a joint named like the hips, the spine joint above both legs
+    // is the hips.
+    if hips.is_none()
+        && legs.len() == 2
+        && let Some(k) = spine.iter().position(|&i| legs.iter().all(|&l| rig.is_ancestor(i, l)))
+    {
+        hips = Some(spine.remove(k));
+    }
+    if let Some(hp) = hips {
+        h.set(Bone::Hips, hp, Found::Name);
+    }
+    // Spine, chest, neck, head: below the hips' parent (a body joint may hold
+    // both the hips and the spine).
+    let root = hips.and_then(|hp| rig.parents[hp].or(Some(hp)));
+    let below = |i: usize| root.is_none_or(|r| rig.is_ancestor(r, i));
+    spine.retain(|&i| below(i) && Some(i) != hips);
+    if let Some(&s) = spine.first() {
+        h.set(Bone::Spine, s, Found::Name);
+    }
+    // The chest: named; else the spine joint (not the first) the arms hang
+    // from; else the deepest spine joint but the first.
+    let arm_root = [Bone::LeftShoulder, Bone::LeftUpperArm, Bone::RightShoulder, Bone::RightUpperArm]
+        .iter()
+        .find_map(|&b| h.get(b));
+    let chest = candidates(rig, &info, Part::Chest, None).into_iter().find(|&i| below(i));
+    let chest = chest
+        .or_else(|| {
+            let a = arm_root?;
+            spine.iter().skip(1).copied().filter(|&i| i != a && rig.is_ancestor(i, a)).max_by_key(|&i| rig.depth(i))
+        })
+        .or_else(|| spine.iter().copied().filter(|&i| Some(i) != spine.first().copied()).max_by_key(|&i| rig.depth(i)));
+    if let Some(c) = chest {
+        h.set(Bone::Chest, c, Found::Name);
+    }
+    let neck = candidates(rig, &info, Part::Neck, None).into_iter().find(|&i| below(i));
+    let head = candidates(rig, &info, Part::Head, None).into_iter().find(|&i| below(i));
+    if let Some(n) = neck {
+        h.set(Bone::Neck, n, Found::Name);
+    }
+    if let Some(hd) = head {
+        h.set(Bone::Head, hd, Found::Name);
+    }
+    // Spine joints above the chest with no head named (Rigify's
+    // spine.004–.006, a metarig that stops at spine.005): the top one is the
+    // head, the first one the neck.
+    let mut above: Vec<usize> =
+        spine.iter().copied().filter(|&i| chest.is_some_and(|c| c != i && rig.is_ancestor(c, i))).collect();
+    above.sort_by_key(|&i| (rig.depth(i), i));
+    if head.is_none()
+        && let Some(&top) = above.last()
+    {
+        h.set(Bone::Head, top, Found::Structure);
+        h.notes.push(format!(
+            "no joint is named like a head: the top of the spine chain, {}, is taken as the head",
+            node_name(rig, top)
+        ));
+        if neck.is_none() && above.len() >= 2 {
+            h.set(Bone::Neck, above[0], Found::Structure);
+            h.notes.push(format!(
+                "no joint is named like a neck: {}, between the chest and the head, is taken as the neck",
+                node_name(rig, above[0])
+            ));
+        }
+    }
+}
+
+/// A node's name for messages (`node N` when it has none).
+fn node_name(rig: &Rig, i: usize) -> String {
+    if rig.names[i].is_empty() { format!("node {i}") } else { rig.names[i].clone() }
 }
 
 /// A chain from node `i` down: while the node has eligible children, the
@@ -942,50 +1210,57 @@ fn chain(rig: &Rig, i: usize) -> Vec<usize> {
     out
 }
 
+/// The two child chains of node `b` ([`chain`]) that mirror each other
+/// (at least two joints each, equal bone counts within one and lengths
+/// within 20 %, equally far from `b`), the pair reaching farthest, cut to
+/// their common length; `None` when no two do. `skip` leaves children out.
+fn mirror_chains(rig: &Rig, b: usize, skip: &dyn Fn(usize) -> bool) -> Option<(Vec<usize>, Vec<usize>)> {
+    let kids: Vec<usize> = rig.children(b).into_iter().filter(|&c| !skip(c)).collect();
+    if kids.len() < 2 {
+        return None;
+    }
+    let chains: Vec<Vec<usize>> = kids.iter().map(|&c| chain(rig, c)).collect();
+    let lengths = |c: &[usize]| -> Vec<f64> {
+        let mut v = vec![(rig.positions[c[0]] - rig.positions[b]).norm()];
+        v.extend(c.windows(2).map(|w| (rig.positions[w[1]] - rig.positions[w[0]]).norm()));
+        v
+    };
+    let mut best: Option<(f64, usize, usize)> = None;
+    for a in 0..chains.len() {
+        for c in a + 1..chains.len() {
+            // Compared over their common length: one may end in an extra
+            // leaf (a toe end).
+            let n = chains[a].len().min(chains[c].len());
+            if n < 2 || chains[a].len().abs_diff(chains[c].len()) > 1 {
+                continue;
+            }
+            let (ca, cc) = (&chains[a][..n], &chains[c][..n]);
+            let (la, lc) = (lengths(ca), lengths(cc));
+            let similar = la.iter().zip(&lc).all(|(x, y)| (x - y).abs() <= 0.2 * x.max(*y) + 1e-9);
+            let reach = la.iter().sum::<f64>();
+            if similar && reach > 0.0 && best.is_none_or(|x| reach > x.0) {
+                best = Some((reach, a, c));
+            }
+        }
+    }
+    let (_, a, c) = best?;
+    let n = chains[a].len().min(chains[c].len());
+    Some((chains[a][..n].to_vec(), chains[c][..n].to_vec()))
+}
+
 /// The legs by structure: at the branching node nearest the root, two child
-/// chains of at least two joints that mirror each other (equal bone counts
-/// and lengths within 20 %, equally far from the branch), the pair reaching
-/// farthest; left is the chain on the left of the facing (+Z of the file
-/// when no toes tell it).
+/// chains of at least two joints that mirror each other ([`mirror_chains`]),
+/// the pair reaching farthest; left is the chain on the left of the facing
+/// (+Z of the file when no toes tell it).
 fn by_structure(rig: &Rig, h: &mut Humanoid) {
     let mut order: Vec<usize> = (0..rig.len()).filter(|&i| rig.eligible[i]).collect();
     order.sort_by_key(|&i| (rig.depth(i), i));
     for b in order {
-        let kids = rig.children(b);
-        if kids.len() < 2 {
-            continue;
-        }
-        let chains: Vec<Vec<usize>> = kids.iter().map(|&c| chain(rig, c)).collect();
-        let lengths = |c: &[usize]| -> Vec<f64> {
-            let mut v = vec![(rig.positions[c[0]] - rig.positions[b]).norm()];
-            v.extend(c.windows(2).map(|w| (rig.positions[w[1]] - rig.positions[w[0]]).norm()));
-            v
-        };
-        let mut best: Option<(f64, usize, usize)> = None;
-        for a in 0..chains.len() {
-            for c in a + 1..chains.len() {
-                // Compared over their common length: one may end in an extra
-                // leaf (a toe end).
-                let n = chains[a].len().min(chains[c].len());
-                if n < 2 || chains[a].len().abs_diff(chains[c].len()) > 1 {
-                    continue;
-                }
-                let (ca, cc) = (&chains[a][..n], &chains[c][..n]);
-                let (la, lc) = (lengths(ca), lengths(cc));
-                let similar = la.iter().zip(&lc).all(|(x, y)| (x - y).abs() <= 0.2 * x.max(*y) + 1e-9);
-                let reach = la.iter().sum::<f64>();
-                if similar && reach > 0.0 && best.is_none_or(|x| reach > x.0) {
-                    best = Some((reach, a, c));
-                }
-            }
-        }
-        let Some((_, a, c)) = best else { continue };
-        let n = chains[a].len().min(chains[c].len());
-        let (ca, cc) = (&chains[a][..n], &chains[c][..n]);
+        let Some((ca, cc)) = mirror_chains(rig, b, &|_| false) else { continue };
         // Facing: along the last bone of a chain (foot → toe) when it has
         // four joints, else the file's +Z.
         let end = |ch: &[usize]| rig.positions[ch[ch.len() - 1]];
-        let mid = (end(ca) + end(cc)) / 2.0;
+        let mid = (end(&ca) + end(&cc)) / 2.0;
         let up = (rig.positions[b] - mid).try_normalize(1e-12).unwrap_or_else(V3::y);
         let forward = if ca.len() >= 4 {
             let d = rig.positions[ca[3]] - rig.positions[ca[2]];
@@ -994,8 +1269,8 @@ fn by_structure(rig: &Rig, h: &mut Humanoid) {
             V3::z() - up * up.z
         };
         let left = up.cross(&forward);
-        let a_left = (end(ca) - end(cc)).dot(&left) >= 0.0;
-        let (l, r) = if a_left { (ca, cc) } else { (cc, ca) };
+        let a_left = (end(&ca) - end(&cc)).dot(&left) >= 0.0;
+        let (l, r) = if a_left { (&ca, &cc) } else { (&cc, &ca) };
         for (s, ch) in [(0, l), (1, r)] {
             for (k, &bone) in Bone::leg(s).iter().enumerate() {
                 if let Some(&node) = ch.get(k) {
@@ -1005,6 +1280,123 @@ fn by_structure(rig: &Rig, h: &mut Humanoid) {
         }
         if h.get(Bone::Hips).is_none() {
             h.set(Bone::Hips, b, Found::Structure);
+        }
+        return;
+    }
+}
+
+/// The direction from the feet to the hips of a mapping with both upper
+/// legs (not normalised), and the lateral offset from the right upper leg
+/// to the left one; `None` without both legs.
+fn leg_frame(rig: &Rig, h: &Humanoid) -> Option<(V3, V3)> {
+    let (ul, ur) = (h.get(Bone::LeftUpperLeg)?, h.get(Bone::RightUpperLeg)?);
+    let hips = (rig.positions[ul] + rig.positions[ur]) / 2.0;
+    let foot = |s: usize, u: usize| {
+        let [_, l, f, _] = Bone::leg(s);
+        h.get(f).or(h.get(l)).map_or_else(|| lowest_below(rig, u, rig.positions[u]), |i| rig.positions[i])
+    };
+    let feet = (foot(0, ul) + foot(1, ur)) / 2.0;
+    Some((hips - feet, rig.positions[ul] - rig.positions[ur]))
+}
+
+/// The spine by structure, for a rig whose names tell none of the spine,
+/// chest, neck and head: the chain from a child of the hips (or of the
+/// hips' parent) that is not a leg, followed up ([`rising_chain`]), the one
+/// rising highest above the hips, if it rises a quarter of the legs'
+/// length; its first joint is the spine, its last the head.
+fn spine_by_structure(rig: &Rig, h: &mut Humanoid) {
+    let (Some(hips), Some((up, _))) = (h.get(Bone::Hips), leg_frame(rig, h)) else { return };
+    let legs: Vec<usize> = [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| h.get(b)).collect();
+    let leg = up.norm();
+    let up = up / leg.max(1e-12);
+    let at = rig.positions[hips];
+    let mut starts = rig.children(hips);
+    if let Some(p) = rig.parents[hips] {
+        starts.extend(rig.children(p).into_iter().filter(|&c| c != hips));
+    }
+    let best = starts
+        .into_iter()
+        .filter(|&c| !legs.iter().any(|&l| rig.is_ancestor(c, l)) && !is_helper(&rig.names[c]))
+        .map(|c| rising_chain(rig, c, up))
+        .map(|ch| {
+            let rise = (rig.positions[ch[ch.len() - 1]] - at).dot(&up);
+            (rise, ch)
+        })
+        .filter(|(rise, _)| *rise > 0.25 * leg)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((_, ch)) = best else { return };
+    h.set(Bone::Spine, ch[0], Found::Structure);
+    if ch.len() >= 2 {
+        let top = ch[ch.len() - 1];
+        h.set(Bone::Head, top, Found::Structure);
+        h.notes.push(format!(
+            "no joint is named like a spine or head: the chain rising from the hips, {} to {}, is taken as the \
+             spine and head",
+            node_name(rig, ch[0]),
+            node_name(rig, top)
+        ));
+    }
+}
+
+/// A chain from node `i` up: while the node has eligible children that are
+/// not helpers, the highest along `up` (a spine to its head, not to a hand
+/// held out in a T-pose).
+fn rising_chain(rig: &Rig, i: usize, up: V3) -> Vec<usize> {
+    let mut out = vec![i];
+    let mut k = i;
+    while out.len() <= 64 {
+        let height = |c: &usize| rig.positions[*c].dot(&up);
+        let Some(next) = rig
+            .children(k)
+            .into_iter()
+            .filter(|&c| !is_helper(&rig.names[c]))
+            .max_by(|a, b| height(a).total_cmp(&height(b)).then(b.cmp(a)))
+        else {
+            break;
+        };
+        out.push(next);
+        k = next;
+    }
+    out
+}
+
+/// The arms by structure, for a rig whose names tell no arm bone: at the
+/// highest joint of the spine chain (head down to the spine, or to the hips
+/// without one) with two
+/// mirror child chains off the chain ([`mirror_chains`]), those chains; the
+/// one on the legs' left is the left arm. Four joints are shoulder, upper
+/// arm, lower arm and hand; fewer start at the upper arm.
+fn arms_by_structure(rig: &Rig, h: &mut Humanoid) {
+    let (Some(spine), Some((_, lateral))) =
+        (h.get(Bone::Spine).or(h.get(Bone::Chest)).or(h.get(Bone::Hips)), leg_frame(rig, h))
+    else {
+        return;
+    };
+    let legs: Vec<usize> = [Bone::LeftUpperLeg, Bone::RightUpperLeg].iter().filter_map(|&b| h.get(b)).collect();
+    let top = h.get(Bone::Head).or(h.get(Bone::Neck)).or(h.get(Bone::Chest)).unwrap_or(spine);
+    // The path from the top down to the spine joint.
+    let mut path = vec![top];
+    let mut k = top;
+    while k != spine {
+        let Some(p) = rig.parents[k] else { return };
+        path.push(p);
+        k = p;
+    }
+    for &b in &path {
+        let skip =
+            |c: usize| path.contains(&c) || is_helper(&rig.names[c]) || legs.iter().any(|&l| rig.is_ancestor(c, l));
+        let Some((ca, cc)) = mirror_chains(rig, b, &skip) else { continue };
+        let end = |ch: &[usize]| rig.positions[ch[ch.len() - 1]];
+        let (l, r) = if (end(&ca) - end(&cc)).dot(&lateral) >= 0.0 { (ca, cc) } else { (cc, ca) };
+        for (s, ch) in [(0, l), (1, r)] {
+            let bones = Bone::arm(s);
+            let from = if ch.len() >= 4 { 0 } else { 1 };
+            for (&bone, &node) in bones[from..].iter().zip(&ch) {
+                h.set(bone, node, Found::Structure);
+            }
+        }
+        if h.get(Bone::Chest).is_none() && b != spine {
+            h.set(Bone::Chest, b, Found::Structure);
         }
         return;
     }
@@ -1085,7 +1477,7 @@ pub fn mirror_by_names(names: &[String]) -> Vec<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn part(name: &str) -> Option<(Part, Option<usize>)> {
@@ -1150,17 +1542,19 @@ mod tests {
     }
 
     /// A rig from (name, parent, position) triples; every node eligible.
-    fn rig(nodes: &[(&str, Option<usize>, [f64; 3])]) -> Rig {
+    pub(crate) fn rig<S: AsRef<str>>(nodes: &[(S, Option<usize>, [f64; 3])]) -> Rig {
         Rig {
-            names: nodes.iter().map(|n| n.0.to_string()).collect(),
+            names: nodes.iter().map(|n| n.0.as_ref().to_string()).collect(),
             parents: nodes.iter().map(|n| n.1).collect(),
             positions: nodes.iter().map(|n| V3::new(n.2[0], n.2[1], n.2[2])).collect(),
             eligible: vec![true; nodes.len()],
         }
     }
 
-    /// A humanoid with names made by `name(part)`.
-    fn biped(name: impl Fn(&str) -> String) -> Rig {
+    /// A humanoid standing along +Y, facing +Z, left +X, hips 1 m up, arms
+    /// out in a T-pose, with names made by `name(part)` from Mixamo's
+    /// (`Hips`, `LeftUpLeg`, `LeftArm`, …).
+    pub(crate) fn biped(name: impl Fn(&str) -> String) -> Rig {
         rig(&[
             (&name("Hips"), None, [0.0, 1.0, 0.0]),
             (&name("Spine"), Some(0), [0.0, 1.2, 0.0]),
@@ -1174,6 +1568,12 @@ mod tests {
             (&name("RightFoot"), Some(8), [-0.1, 0.08, 0.0]),
             (&name("RightToeBase"), Some(9), [-0.1, 0.0, 0.12]),
             (&name("LeftToe_End"), Some(6), [0.1, 0.0, 0.2]),
+            (&name("LeftArm"), Some(1), [0.2, 1.45, 0.0]),
+            (&name("LeftForeArm"), Some(12), [0.45, 1.45, 0.0]),
+            (&name("LeftHand"), Some(13), [0.7, 1.45, 0.0]),
+            (&name("RightArm"), Some(1), [-0.2, 1.45, 0.0]),
+            (&name("RightForeArm"), Some(15), [-0.45, 1.45, 0.0]),
+            (&name("RightHand"), Some(16), [-0.7, 1.45, 0.0]),
         ])
     }
 
@@ -1250,6 +1650,14 @@ mod tests {
         assert_eq!(h.found[Bone::LeftFoot.index()], Some(Found::Structure));
         assert_eq!(h.get(Bone::Hips), Some(0));
         assert_eq!(h.convention, "no known convention");
+        // The spine rises to the head, not to a hand held out; the arms
+        // are the mirror chains off it, left on the legs' left.
+        assert_eq!(h.get(Bone::Spine), Some(1));
+        assert_eq!(h.get(Bone::Head), Some(2));
+        assert_eq!((h.get(Bone::LeftUpperArm), h.get(Bone::LeftHand)), (Some(12), Some(14)));
+        assert_eq!((h.get(Bone::RightUpperArm), h.get(Bone::RightHand)), (Some(15), Some(17)));
+        assert!(h.notes.iter().any(|n| n.contains("Bone.001 to Bone.002")), "{:?}", h.notes);
+        assert!(h.axes(&r, "test").is_ok());
     }
 
     #[test]
@@ -1291,6 +1699,9 @@ mod tests {
             ("thigh.R", Some(0), [-0.1, 0.0, 0.95]),
             ("shin.R", Some(5), [-0.1, 0.0, 0.5]),
             ("foot.R", Some(6), [-0.1, 0.0, 0.08]),
+            ("head", Some(1), [0.0, 0.0, 1.6]),
+            ("upper_arm.L", Some(1), [0.2, 0.0, 1.45]),
+            ("upper_arm.R", Some(1), [-0.2, 0.0, 1.45]),
         ]);
         let h = Humanoid::find(&r, &BTreeMap::new(), None, "t").unwrap();
         let (up, left) = h.axes(&r, "t").unwrap();
@@ -1335,5 +1746,225 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(mirror_by_names(&names), vec![1, 0, 3, 2, 5, 4, 7, 6, 8]);
+    }
+
+    /// No two bones of a mapping on one joint.
+    fn assert_distinct(h: &Humanoid) {
+        let nodes: Vec<usize> = h.bones.iter().flatten().copied().collect();
+        let mut unique = nodes.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), nodes.len(), "two bones on one joint: {:?}", h.bones);
+    }
+
+    /// A Rigify rig standing along +Y facing +Z: `spine` (the hips) and
+    /// `spine.001`… up to `spine.005` (`.006` too when `head_joint`), with
+    /// `prefix` before every name (`DEF-` for a generated rig's deform
+    /// bones, nothing for a metarig), twist segments (`thigh.L.001`), a
+    /// sided pelvis and breast.
+    fn rigify(prefix: &str, head_joint: bool) -> Rig {
+        let mut nodes: Vec<(String, Option<usize>, [f64; 3])> = vec![
+            ("spine".into(), None, [0.0, 1.0, 0.0]),
+            ("spine.001".into(), Some(0), [0.0, 1.1, 0.0]),
+            ("spine.002".into(), Some(1), [0.0, 1.25, 0.0]),
+            ("spine.003".into(), Some(2), [0.0, 1.4, 0.0]),
+            ("spine.004".into(), Some(3), [0.0, 1.55, 0.0]),
+            ("spine.005".into(), Some(4), [0.0, 1.6, 0.0]),
+        ];
+        // One side: (name, parent by name, position on the left).
+        let side = [
+            ("pelvis", "spine", [0.05, 1.0, 0.0]),
+            ("thigh", "spine", [0.1, 0.95, 0.0]),
+            ("thigh.001", "thigh", [0.1, 0.72, 0.0]),
+            ("shin", "thigh.001", [0.1, 0.5, 0.0]),
+            ("shin.001", "shin", [0.1, 0.3, 0.0]),
+            ("foot", "shin.001", [0.1, 0.08, 0.0]),
+            ("toe", "foot", [0.1, 0.0, 0.12]),
+            ("shoulder", "spine.003", [0.05, 1.5, 0.0]),
+            ("upper_arm", "shoulder", [0.2, 1.5, 0.0]),
+            ("upper_arm.001", "upper_arm", [0.32, 1.5, 0.0]),
+            ("forearm", "upper_arm.001", [0.45, 1.5, 0.0]),
+            ("forearm.001", "forearm", [0.57, 1.5, 0.0]),
+            ("hand", "forearm.001", [0.7, 1.5, 0.0]),
+            ("breast", "spine.003", [0.1, 1.4, 0.1]),
+        ];
+        let sided = |n: &str, s: &str| match n.split_once('.') {
+            _ if n.starts_with("spine") => n.to_string(),
+            Some((a, b)) => format!("{a}.{s}.{b}"),
+            None => format!("{n}.{s}"),
+        };
+        for (s, x) in [("L", 1.0), ("R", -1.0)] {
+            for (name, parent, p) in side {
+                let parent = nodes.iter().position(|n| n.0 == sided(parent, s));
+                nodes.push((sided(name, s), parent, [x * p[0], p[1], p[2]]));
+            }
+        }
+        if head_joint {
+            nodes.push(("spine.006".into(), Some(5), [0.0, 1.68, 0.0]));
+        }
+        let named: Vec<(String, Option<usize>, [f64; 3])> =
+            nodes.into_iter().map(|(n, p, x)| (format!("{prefix}{n}"), p, x)).collect();
+        rig(&named)
+    }
+
+    #[test]
+    fn a_rigify_rig_maps_its_spine_chain_as_rigify_names_it() {
+        for (prefix, head_joint) in [("DEF-", true), ("", true), ("", false)] {
+            let r = rigify(prefix, head_joint);
+            let at = |name: &str| r.names.iter().position(|n| *n == format!("{prefix}{name}"));
+            let h = Humanoid::find(&r, &BTreeMap::new(), None, "rigify.glb").unwrap();
+            let want = [
+                (Bone::Hips, "spine"),
+                (Bone::Spine, "spine.001"),
+                (Bone::Chest, "spine.003"),
+                (Bone::Neck, "spine.004"),
+                (Bone::Head, if head_joint { "spine.006" } else { "spine.005" }),
+                (Bone::LeftUpperLeg, "thigh.L"),
+                (Bone::LeftLowerLeg, "shin.L"),
+                (Bone::LeftFoot, "foot.L"),
+                (Bone::LeftToes, "toe.L"),
+                (Bone::RightUpperLeg, "thigh.R"),
+                (Bone::LeftShoulder, "shoulder.L"),
+                (Bone::LeftUpperArm, "upper_arm.L"),
+                (Bone::LeftLowerArm, "forearm.L"),
+                (Bone::LeftHand, "hand.L"),
+                (Bone::RightHand, "hand.R"),
+            ];
+            for (bone, name) in want {
+                assert_eq!(h.get(bone), at(name), "{prefix}, {head_joint}: {} should be {name}", bone.name());
+            }
+            assert_distinct(&h);
+            // What was inferred is said, naming the joint.
+            let head = h.get(Bone::Head).map(|i| r.names[i].clone()).unwrap_or_default();
+            assert!(h.notes.iter().any(|n| n.contains("head") && n.contains(&head)), "{:?}", h.notes);
+            let label = if prefix.is_empty() { "Rigify metarig" } else { "Rigify deform bones" };
+            assert!(h.convention.contains(label), "{}", h.convention);
+            assert!(h.axes(&r, "rigify.glb").is_ok(), "two legs, a spine and a head are never refused");
+        }
+    }
+
+    #[test]
+    fn bones_that_collide_on_a_joint_are_told_with_the_choice() {
+        // The names give the spine to `Spine`; a joint map puts the chest
+        // there too: the joint map's word wins and the note says so.
+        let r = biped(|p| p.to_string());
+        let map = JointMap::from_json(r#"{"format": 1, "bones": {"chest": "Spine"}}"#, "map.json").unwrap();
+        let h = Humanoid::find(&r, &BTreeMap::new(), Some(&map), "rig.glb").unwrap();
+        assert_eq!(h.get(Bone::Chest), Some(1));
+        assert_eq!(h.get(Bone::Spine), None);
+        assert_distinct(&h);
+        assert_eq!(
+            h.notes,
+            vec!["spine and chest both map to joint Spine: it is taken as the chest, and spine left unmapped"]
+        );
+        // Without the map, a mapping of every test rig puts one bone on a joint.
+        for r in [biped(|p| p.to_string()), biped(|p| format!("mixamorig:{p}")), rigify("DEF-", true)] {
+            let h = Humanoid::find(&r, &BTreeMap::new(), None, "rig.glb").unwrap();
+            assert_distinct(&h);
+            assert!(h.notes.iter().all(|n| !n.contains("both map")), "{:?}", h.notes);
+        }
+    }
+
+    #[test]
+    fn conventions_are_labelled_as_their_tools_name_them() {
+        let label = |names: &[&str]| convention(&names.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert!(label(&["pelvis", "thigh.l", "calf.l", "ball.l"]).starts_with("Unreal mannequin names with .l/.r"));
+        assert!(label(&["thigh_l", "calf_l", "ball_l"]).starts_with("Unreal mannequin"));
+        assert!(label(&["hips", "upperleg.l", "lowerleg.l"]).starts_with("Blender lower-case"));
+        assert!(label(&["Hips", "Left leg", "Left knee", "Left ankle"]).starts_with("VRM 0.x"));
+        assert!(label(&["Hips", "LeftUpLeg", "LeftToeBase"]).starts_with("Mixamo names without a prefix"));
+        assert!(label(&["DEF-spine", "DEF-thigh.L"]).starts_with("Blender Rigify deform bones"));
+        assert!(label(&["spine", "spine.001", "thigh.L"]).starts_with("Blender Rigify metarig"));
+        assert!(label(&["Hips", "UpperLeg.L"]).starts_with("Blender (.L/.R)"));
+        // VRM 0.x (CATS) names map: leg, knee, ankle, toe; arm, elbow, wrist.
+        let vrm0 = |p: &str| {
+            let (side, part) = match (p.strip_prefix("Left"), p.strip_prefix("Right")) {
+                (Some(q), _) => ("Left ", q),
+                (_, Some(q)) => ("Right ", q),
+                _ => ("", p),
+            };
+            let part = match part {
+                "UpLeg" => "leg",
+                "Leg" => "knee",
+                "Foot" => "ankle",
+                "ToeBase" => "toe",
+                "Toe_End" => "toe_end",
+                "Arm" => "arm",
+                "ForeArm" => "elbow",
+                "Hand" => "wrist",
+                other => other,
+            };
+            format!("{side}{part}")
+        };
+        let r = biped(vrm0);
+        let h = Humanoid::find(&r, &BTreeMap::new(), None, "vrm0.glb").unwrap();
+        assert!(h.convention.starts_with("VRM 0.x"), "{} {:?}", h.convention, r.names);
+        for (bone, node) in [(Bone::LeftUpperLeg, 3), (Bone::LeftLowerLeg, 4), (Bone::LeftFoot, 5), (Bone::LeftToes, 6)]
+        {
+            assert_eq!(h.get(bone), Some(node), "{}: {:?}", bone.name(), r.names);
+        }
+        assert_eq!((h.get(Bone::LeftLowerArm), h.get(Bone::LeftHand)), (Some(13), Some(14)));
+    }
+
+    #[test]
+    fn a_quadruped_without_a_spine_is_refused_for_its_other_legs() {
+        // Four legs hang from one body joint, a head right above it: the
+        // front pair is taken as the legs, and the hind paws reach the
+        // ground beside them.
+        let mut nodes = vec![("body".to_string(), None, [0.0, 0.6, 0.0]), ("Head".into(), Some(0), [0.0, 1.2, 0.1])];
+        for (name, x, z) in [("FL", 0.1, 0.4), ("FR", -0.1, 0.4), ("BL", 0.1, -0.4), ("BR", -0.1, -0.4)] {
+            let side = if x > 0.0 { "L" } else { "R" };
+            let at = nodes.len();
+            nodes.push((format!("{name}1.{side}"), Some(0), [x, 0.55, z]));
+            nodes.push((format!("{name}2.{side}"), Some(at), [x, 0.3, z]));
+            nodes.push((format!("{name}3.{side}"), Some(at + 1), [x, 0.0, z]));
+        }
+        let r = rig(&nodes);
+        let h = Humanoid::find(&r, &BTreeMap::new(), None, "dog.glb").unwrap();
+        let e = h.axes(&r, "dog.glb").unwrap_err().to_string();
+        assert!(e.starts_with("dog.glb is not a two-legged humanoid"), "{e}");
+        assert!(e.contains("BL3.L and BR3.R reach the ground") && e.contains("more than two legs"), "{e}");
+        assert_eq!(e.matches(". ").count(), 0, "one sentence: {e}");
+    }
+
+    #[test]
+    fn two_legs_a_spine_and_a_head_are_walked_with_arms_or_without() {
+        let mut r = biped(|p| p.to_string());
+        for armless in [false, true] {
+            if armless {
+                // The arms are the last six joints.
+                let n = r.names.len() - 6;
+                r.names.truncate(n);
+                r.parents.truncate(n);
+                r.positions.truncate(n);
+                r.eligible.truncate(n);
+            }
+            let h = Humanoid::find(&r, &BTreeMap::new(), None, "walker.glb").unwrap();
+            assert_eq!(h.get(Bone::LeftHand).is_none(), armless);
+            assert!(h.axes(&r, "walker.glb").is_ok(), "armless: {armless}");
+        }
+    }
+
+    #[test]
+    fn sides_that_only_fit_swapped_are_refused() {
+        let swap = |p: &str| {
+            if p.starts_with("Left") { p.replacen("Left", "Right", 1) } else { p.replacen("Right", "Left", 1) }
+        };
+        let legs = |p: &str| if p.contains("Arm") || p.contains("Hand") { p.to_string() } else { swap(p) };
+        let arms = |p: &str| if p.contains("Arm") || p.contains("Hand") { swap(p) } else { p.to_string() };
+        for (name, why) in [(&legs as &dyn Fn(&str) -> String, "its toes point"), (&arms, "its left arm")] {
+            let r = biped(name);
+            let h = Humanoid::find(&r, &BTreeMap::new(), None, "swapped.glb").unwrap();
+            let e = h.axes(&r, "swapped.glb").unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains("only fit swapped"), "{e}");
+        }
+        // Turned a half turn (facing −Z, left −X), the sides agree: walked.
+        let mut r = biped(|p| p.to_string());
+        for p in &mut r.positions {
+            *p = V3::new(-p.x, p.y, -p.z);
+        }
+        let h = Humanoid::find(&r, &BTreeMap::new(), None, "turned.glb").unwrap();
+        let (up, left) = h.axes(&r, "turned.glb").unwrap();
+        assert!((up - V3::y()).norm() < 0.05 && (left + V3::x()).norm() < 1e-9, "{up} {left}");
     }
 }

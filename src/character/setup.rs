@@ -335,7 +335,7 @@ fn bvh_character(b: bvh::Bvh, file: &str, joint_map: Option<&JointMap>) -> Resul
         clips: vec![clip],
         idle: None,
         height,
+        notes: h.notes.iter().map(|n| format!("humanoid mapping: {n}")).collect(),
         humanoid: Some(h),
-        notes: Vec::new(),
     })
 }

@@ -92,7 +92,9 @@ pub(super) fn read_clips(source: &Source, tree: &SceneTree<'_>, kept: &Kept) -> 
             continue;
         }
         let pose_at = |t: f64| -> Pose {
-            let mut pose: Pose = kept.nodes.iter().map(|&i| tree.local[i]).collect();
+            // What a clip leaves unkeyed holds the node's transform in the
+            // file (not the bind pose the rest may have been put at).
+            let mut pose: Pose = kept.nodes.iter().map(|&i| tree.file_local[i]).collect();
             for (&(j, kind), (times, values, interp)) in &tracks {
                 let v = sample_track(times, values, *interp, t as f32, kind == 1);
                 match kind {

@@ -127,7 +127,14 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     let missing = |what: String| ImportError::Missing { file: file.to_owned(), what };
     let doc = &source.document;
     let scene = doc.default_scene().or_else(|| doc.scenes().next()).ok_or_else(|| missing("has no scene".into()))?;
-    let tree = SceneTree::new(doc, &scene);
+    let mut tree = SceneTree::new(doc, &scene);
+    let mut notes = Vec::new();
+    if let Some((moved, farthest)) = tree.rest_at_bind(source) {
+        notes.push(format!(
+            "posed at its bind pose (from the skin's inverse bind matrices): its nodes rest in another pose, {moved} \
+             joints up to {farthest:.3} units away; its proportions are those of the pose its mesh was bound in"
+        ));
+    }
     if !options.motion_only && !tree.has_skin() {
         return Err(missing(
             "has no skin (no mesh bound to a skeleton): crowdpatch animates skinned characters; export it with its \
@@ -141,7 +148,6 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
             "has no triangle mesh to show (an animation file? pass it as --animation-source FILE)".into(),
         ));
     }
-    let mut notes = Vec::new();
     if !geometry.left_out.is_empty() {
         notes.push(format!(
             "left out {} (a mesh without a skin that hangs from no joint)",
@@ -153,6 +159,7 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
     let vrm = vrm_bones(&source.json, rig.names.len());
     let humanoid = Humanoid::find(&rig, &vrm, options.joint_map.as_ref(), file)?;
     let (up, left) = humanoid.axes(&rig, file)?;
+    notes.extend(humanoid.notes.iter().map(|n| format!("humanoid mapping: {n}")));
     let rot = model_rotation(up, left);
     if rot.angle() > 1e-6 {
         notes.push(format!("turned into the model frame: {}", describe_turn(&rot)));
@@ -297,9 +304,177 @@ fn vrm_bones(json: &serde_json::Value, nodes: usize) -> BTreeMap<Bone, usize> {
     out
 }
 
+/// Synthetic skinned glTF files for tests: a rig's joints as nodes, bound
+/// at the rig's positions, with a mesh of one sliver triangle a bone.
+#[cfg(test)]
+pub(crate) mod synthetic {
+    use crate::character::Quat;
+    use crate::character::humanoid::Rig;
+    use base64::Engine;
+    use serde_json::json;
+
+    /// A `.gltf` (JSON, its buffer a data URI) of `rig`: node `i` named
+    /// `rig.names[i]`, bound (inverse bind matrices) at `rig.positions` with
+    /// no rotation, resting at the bind pose turned by `rest[i]` (a local
+    /// rotation) where given: a file saved in another pose than its bind.
+    /// Each bone, parent to child, is a triangle weighted to the parent.
+    pub(crate) fn skinned_gltf(rig: &Rig, rest: &[(usize, Quat)]) -> Vec<u8> {
+        let n = rig.names.len();
+        let mut bytes: Vec<u8> = Vec::new();
+        let push = |bytes: &mut Vec<u8>, v: &[f32]| {
+            let at = bytes.len();
+            bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+            (at, bytes.len() - at)
+        };
+        // Inverse bind matrices: translations by minus each position
+        // (column-major).
+        let ibm: Vec<f32> = rig
+            .positions
+            .iter()
+            .flat_map(|p| {
+                let mut m = [0f32; 16];
+                m[0] = 1.0;
+                m[5] = 1.0;
+                m[10] = 1.0;
+                m[15] = 1.0;
+                m[12] = -p.x as f32;
+                m[13] = -p.y as f32;
+                m[14] = -p.z as f32;
+                m
+            })
+            .collect();
+        let ibm = push(&mut bytes, &ibm);
+        let mut positions = Vec::new();
+        let mut joints = Vec::new();
+        for i in 0..n {
+            let Some(p) = rig.parents[i] else { continue };
+            let (a, b) = (rig.positions[p], rig.positions[i]);
+            for q in [a, b, b + crate::character::V3::new(0.02, 0.0, 0.02)] {
+                positions.extend([q.x as f32, q.y as f32, q.z as f32]);
+                joints.extend([p as f32, 0.0, 0.0, 0.0]);
+            }
+        }
+        let count = positions.len() / 3;
+        let (lo, hi) = positions.chunks(3).fold(([f32::MAX; 3], [f32::MIN; 3]), |(mut lo, mut hi), q| {
+            for k in 0..3 {
+                lo[k] = lo[k].min(q[k]);
+                hi[k] = hi[k].max(q[k]);
+            }
+            (lo, hi)
+        });
+        let pos = push(&mut bytes, &positions);
+        // Joint indices as unsigned shorts (two a float's bytes, padded).
+        let shorts: Vec<u8> = joints.iter().flat_map(|&j| (j as u16).to_le_bytes()).collect();
+        let jnt = (bytes.len(), shorts.len());
+        bytes.extend(shorts);
+        let weights: Vec<f32> = (0..count).flat_map(|_| [1.0, 0.0, 0.0, 0.0]).collect();
+        let wgt = push(&mut bytes, &weights);
+        let nodes: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                let t = rig.parents[i].map_or(rig.positions[i], |p| rig.positions[i] - rig.positions[p]);
+                let children: Vec<usize> = (0..n).filter(|&c| rig.parents[c] == Some(i)).collect();
+                let mut node = json!({"name": rig.names[i], "translation": [t.x, t.y, t.z]});
+                if let Some((_, q)) = rest.iter().find(|r| r.0 == i) {
+                    node["rotation"] = json!([q.i, q.j, q.k, q.w]);
+                }
+                if !children.is_empty() {
+                    node["children"] = json!(children);
+                }
+                node
+            })
+            .chain([json!({"name": "body", "mesh": 0, "skin": 0})])
+            .collect();
+        let roots: Vec<usize> = (0..n).filter(|&i| rig.parents[i].is_none()).chain([n]).collect();
+        let view = |(at, len): (usize, usize)| json!({"buffer": 0, "byteOffset": at, "byteLength": len});
+        let doc = json!({
+            "asset": {"version": "2.0"},
+            "scene": 0,
+            "scenes": [{"nodes": roots}],
+            "nodes": nodes,
+            "skins": [{"joints": (0..n).collect::<Vec<_>>(), "inverseBindMatrices": 0}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 1, "JOINTS_0": 2, "WEIGHTS_0": 3}}]}],
+            "buffers": [{
+                "byteLength": bytes.len(),
+                "uri": format!(
+                    "data:application/octet-stream;base64,{}",
+                    base64::engine::general_purpose::STANDARD.encode(&bytes)
+                ),
+            }],
+            "bufferViews": [view(ibm), view(pos), view(jnt), view(wgt)],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": n, "type": "MAT4"},
+                {"bufferView": 1, "componentType": 5126, "count": count, "type": "VEC3", "min": lo, "max": hi},
+                {"bufferView": 2, "componentType": 5123, "count": count, "type": "VEC4"},
+                {"bufferView": 3, "componentType": 5126, "count": count, "type": "VEC4"},
+            ],
+        });
+        serde_json::to_vec(&doc).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::character::Quat;
+    use crate::character::humanoid::tests::biped;
+
+    #[test]
+    fn proportions_come_from_the_bind_pose_not_from_a_crouched_rest() {
+        // The same humanoid saved straight, and saved with its nodes resting
+        // in a crouch (thighs 60° forward, knees 120° bent): its mesh was
+        // bound straight, as the inverse bind matrices say.
+        let rig = biped(|p| p.to_string());
+        let bend = |a: f64| Quat::from_axis_angle(&V3::x_axis(), a.to_radians());
+        let crouch = [(3, bend(-60.0)), (7, bend(-60.0)), (4, bend(120.0)), (8, bend(120.0))];
+        let options = ImportOptions { height: Some(1.75), ..Default::default() };
+        let import = |rest: &[(usize, Quat)]| {
+            import_bytes(&synthetic::skinned_gltf(&rig, rest), "walker", "walker.gltf", &options).unwrap()
+        };
+        let straight = import(&[]);
+        let crouched = import(&crouch);
+        assert!(straight.notes.iter().all(|n| !n.contains("bind pose")), "{:?}", straight.notes);
+        assert!(crouched.notes.iter().any(|n| n.contains("posed at its bind pose")), "{:?}", crouched.notes);
+        assert!((straight.height - crouched.height).abs() < 1e-6, "{} {}", straight.height, crouched.height);
+        let (a, b) = (straight.leg_length(), crouched.leg_length());
+        assert!((a - b).abs() < 1e-6, "leg {a} straight, {b} from the crouched file");
+        // The rest pose is the straight one: each knee right under its hip.
+        let p = crouched.skeleton.positions(&crouched.skeleton.rest_pose());
+        let knee = |s: usize| {
+            let [u, l, ..] = Bone::leg(s);
+            let h = crouched.humanoid.as_ref().unwrap();
+            (p[h.get(u).unwrap()], p[h.get(l).unwrap()])
+        };
+        for s in 0..2 {
+            let (hip, knee) = knee(s);
+            assert!((hip.x - knee.x).hypot(hip.z - knee.z) < 1e-6, "{hip} {knee}");
+        }
+        // Read at the nodes' crouch, the figure would be shorter and so
+        // scaled up: its leg over its height is the straight figure's
+        // (hip height over the top of the head, the soles at 0).
+        let top = rig.positions.iter().map(|q| q.y).fold(f64::MIN, f64::max);
+        let ratio = rig.positions[3].y / top;
+        assert!((b / crouched.height - ratio).abs() < 1e-3, "{b} of {}: {ratio}", crouched.height);
+    }
+
+    #[test]
+    fn clips_leave_unkeyed_joints_at_the_files_pose_not_at_the_bind_pose() {
+        // The rest moves to the bind pose; what a clip does not key keeps
+        // the node's transform in the file (glTF: an unanimated property
+        // holds the node's own value), so a clip plays as authored.
+        let rig = biped(|p| p.to_string());
+        let bent = Quat::from_axis_angle(&V3::x_axis(), -1.0);
+        let bytes = synthetic::skinned_gltf(&rig, &[(3, bent)]);
+        let source = Source::from_bytes(&bytes, None).unwrap();
+        let scene = source.document.scenes().next().unwrap();
+        let mut tree = SceneTree::new(&source.document, &scene);
+        assert!(tree.rest_at_bind(&source).is_some());
+        assert!(tree.local[3].rotation.angle() < 1e-6, "the rest is the bind pose");
+        assert!(tree.file_local[3].rotation.angle_to(&bent) < 1e-6, "the file's pose is kept for clips");
+        let same = |a: &crate::character::Transform, b: &crate::character::Transform| {
+            (a.translation - b.translation).norm() < 1e-6 && a.rotation.angle_to(&b.rotation) < 1e-6
+        };
+        assert!((0..rig.names.len()).all(|i| i == 3 || same(&tree.file_local[i], &tree.local[i])));
+    }
 
     #[test]
     fn vrm_extensions_of_both_versions_are_read() {

@@ -6,7 +6,7 @@
 //! note, when it does not (a display base, a prop at the scene root).
 
 use super::source::Source;
-use crate::character::{Quat, Transform, V3};
+use crate::character::{Quat, Transform, V3, position_of, rotation_of};
 use crowdpatch_runtime::skeletal::SkinnedPrimitive;
 use gltf::accessor::{DataType, Dimensions};
 use nalgebra::Matrix4;
@@ -25,8 +25,12 @@ pub(super) struct SceneTree<'a> {
     pub order: Vec<usize>,
     /// Whether each node is in the scene.
     pub in_scene: Vec<bool>,
-    /// Rest (file) local transform of each node.
+    /// Rest local transform of each node: the file's, or the bind pose's
+    /// after [`SceneTree::rest_at_bind`].
     pub local: Vec<Transform>,
+    /// Local transform of each node as the file stores it (what an
+    /// animation channel leaves unkeyed holds).
+    pub file_local: Vec<Transform>,
     /// Model-frame matrix of each node at rest.
     pub global: Vec<Matrix4<f64>>,
     /// Whether an animation channel (other than morph weights) drives it.
@@ -77,7 +81,7 @@ impl<'a> SceneTree<'a> {
                 skin_joint[j.index()] = true;
             }
         }
-        SceneTree { nodes, parent, order, in_scene, local, global, animated, skin_joint }
+        SceneTree { nodes, parent, order, in_scene, file_local: local.clone(), local, global, animated, skin_joint }
     }
 
     /// Whether some skin lists a node of the scene as a joint.
@@ -119,6 +123,114 @@ impl<'a> SceneTree<'a> {
         }
         false
     }
+}
+
+/// The inverse bind matrices of `skin`, one a joint, or `None` when the skin
+/// has none (glTF's default: identities) or they cannot be read as `f32`
+/// 4×4 matrices, at least one a joint.
+fn inverse_binds(skin: &gltf::Skin<'_>, source: &Source) -> Option<Vec<Matrix4<f64>>> {
+    let joints = skin.joints().count();
+    let a = skin.inverse_bind_matrices()?;
+    if a.data_type() != DataType::F32 || a.dimensions() != Dimensions::Mat4 || a.count() < joints {
+        return None;
+    }
+    let ibms: Vec<Matrix4<f64>> = skin
+        .reader(source.get())
+        .read_inverse_bind_matrices()?
+        .map(|m| Matrix4::from_fn(|r, c| f64::from(m[c][r])))
+        .collect();
+    (ibms.len() >= joints).then_some(ibms)
+}
+
+/// A joint whose rest position lies farther than this fraction of the
+/// skeleton's extent from its bind position (from the inverse bind
+/// matrices) makes the importer pose the skeleton at bind.
+pub(super) const BIND_TOLERANCE: f64 = 0.01;
+
+impl SceneTree<'_> {
+    /// Puts the skin joints at their **bind pose** where the nodes rest in
+    /// another one (a file saved mid-crouch or at a clip's first frame): the
+    /// proportions of a character are those of the pose its mesh was bound
+    /// in, which the inverse bind matrices record.
+    ///
+    /// For each skin whose matrices can be read, `M_j = G_j · B_j` (node
+    /// rest matrix times inverse bind matrix) is the same matrix for every
+    /// joint when the nodes rest at bind (identity, or a transform common
+    /// to the mesh, e.g. a dequantisation folded into the matrices). When
+    /// some joint's bind position `M_top · B_j⁻¹` (with `top` the skin's
+    /// highest joint, which keeps its place) lies more than
+    /// [`BIND_TOLERANCE`] × the skin's extent from its rest position, every
+    /// joint of that skin is set to `M_top · B_j⁻¹` and the local transforms
+    /// (translation, rotation, per-axis scale; shear dropped) recomputed;
+    /// other nodes keep their local transforms. The first skin listing a
+    /// joint decides it.
+    ///
+    /// Returns the joints moved and the largest distance moved, in the
+    /// file's units, or `None` when every skin rests at bind.
+    /// O(nodes + skin joints).
+    pub fn rest_at_bind(&mut self, source: &Source) -> Option<(usize, f64)> {
+        let n = self.nodes.len();
+        let mut bind: Vec<Option<Matrix4<f64>>> = vec![None; n];
+        let mut depth = vec![0usize; n];
+        for &i in &self.order {
+            depth[i] = self.parent[i].map_or(0, |p| depth[p] + 1);
+        }
+        let mut moved = 0usize;
+        let mut farthest = 0f64;
+        for skin in source.document.skins() {
+            let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+            let Some(ibms) = inverse_binds(&skin, source) else { continue };
+            let in_scene: Vec<usize> = (0..joints.len()).filter(|&k| self.in_scene[joints[k]]).collect();
+            let Some(&top) = in_scene.iter().min_by_key(|&&k| (depth[joints[k]], k)) else { continue };
+            let common = self.global[joints[top]] * ibms[top];
+            let at_bind: Vec<Option<Matrix4<f64>>> =
+                (0..joints.len()).map(|k| ibms[k].try_inverse().map(|inv| common * inv)).collect();
+            if in_scene.iter().any(|&k| at_bind[k].is_none_or(|m| !m.iter().all(|x| x.is_finite()))) {
+                continue;
+            }
+            let rest: Vec<V3> = in_scene.iter().map(|&k| position_of(&self.global[joints[k]])).collect();
+            let (lo, hi) = rest.iter().fold((rest[0], rest[0]), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+            let extent = (hi - lo).norm();
+            let off =
+                |k: usize| at_bind[k].map_or(0.0, |m| (position_of(&m) - position_of(&self.global[joints[k]])).norm());
+            let worst = in_scene.iter().map(|&k| off(k)).fold(0.0, f64::max);
+            if extent <= 0.0 || worst <= BIND_TOLERANCE * extent {
+                continue;
+            }
+            for &k in &in_scene {
+                if bind[joints[k]].is_none() {
+                    bind[joints[k]] = at_bind[k];
+                    moved += usize::from(off(k) > BIND_TOLERANCE * extent);
+                }
+            }
+            farthest = farthest.max(worst);
+        }
+        if moved == 0 {
+            return None;
+        }
+        for &i in &self.order {
+            let parent = self.parent[i].map_or(Matrix4::identity(), |p| self.global[p]);
+            match bind[i] {
+                Some(m) => {
+                    self.local[i] = transform_of(&(parent.try_inverse().unwrap_or_else(Matrix4::identity) * m));
+                    self.global[i] = parent * self.local[i].matrix();
+                }
+                None => self.global[i] = parent * self.local[i].matrix(),
+            }
+        }
+        Some((moved, farthest))
+    }
+}
+
+/// A matrix as translation, rotation and per-axis scale (a negative
+/// determinant flips the scale of X; shear is dropped).
+fn transform_of(m: &Matrix4<f64>) -> Transform {
+    let lin = m.fixed_view::<3, 3>(0, 0);
+    let sign = if lin.determinant() < 0.0 { -1.0 } else { 1.0 };
+    let scale = V3::new(sign * lin.column(0).norm(), lin.column(1).norm(), lin.column(2).norm());
+    let mut r = m.clone_owned();
+    r.fixed_view_mut::<3, 1>(0, 0).scale_mut(sign);
+    Transform { translation: position_of(m), rotation: rotation_of(&r), scale }
 }
 
 fn node_transform(n: &gltf::Node<'_>) -> Transform {
@@ -217,15 +329,7 @@ pub(super) fn read_geometry(tree: &SceneTree<'_>, source: &Source) -> Result<Geo
         }
         let skin_mats: Option<(Vec<usize>, Vec<Matrix4<f64>>)> = node.skin().map(|s| {
             let joints: Vec<usize> = s.joints().map(|j| j.index()).collect();
-            let ibm_ok = s.inverse_bind_matrices().is_none_or(|a| {
-                a.data_type() == DataType::F32 && a.dimensions() == Dimensions::Mat4 && a.count() >= joints.len()
-            });
-            let ibms: Vec<Matrix4<f64>> = s
-                .reader(get.clone())
-                .read_inverse_bind_matrices()
-                .filter(|_| ibm_ok)
-                .map(|it| it.map(|m| Matrix4::from_fn(|r, c| f64::from(m[c][r]))).collect())
-                .unwrap_or_else(|| vec![Matrix4::identity(); joints.len()]);
+            let ibms = inverse_binds(&s, source).unwrap_or_else(|| vec![Matrix4::identity(); joints.len()]);
             let mats = joints.iter().zip(&ibms).map(|(&j, ibm)| tree.global[j] * ibm).collect();
             (joints, mats)
         });
