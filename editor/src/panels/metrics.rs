@@ -151,5 +151,34 @@ fn realism(ui: &mut Ui, r: &BakeResult) {
             format!("{:.2} m (p5 {:.2})", real.nearest_neighbour.p50, real.nearest_neighbour.p5),
             false,
         );
+        // Walking groups against the range over the ETH/UCY scenes with
+        // group annotations (data/groups.json).
+        let scenes = &crowdpatch::realism::groups::GroupReference::shipped_ref().scenes;
+        let range = |f: &dyn Fn(&crowdpatch::figures::GroupStats) -> Option<f64>, k: f64, unit: &str| {
+            let v: Vec<f64> = scenes.iter().filter_map(|s| f(&s.stats)).map(|x| x * k).collect();
+            let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+            if v.is_empty() { String::new() } else { format!("{lo:.0}–{hi:.0}{unit}") }
+        };
+        let ours = |x: Option<f64>, k: f64, unit: &str| x.map_or("—".to_owned(), |x| format!("{:.0}{unit}", x * k));
+        let g = &m.groups;
+        row(
+            "walkers in groups",
+            format!("{:.0} % ({} groups)", 100.0 * g.share_in_groups, g.groups),
+            range(&|s| Some(s.share_in_groups), 100.0, " %"),
+            false,
+        );
+        row(
+            "pair spacing",
+            ours(g.pairs.spacing.as_ref().map(|x| x.p50), 100.0, " cm"),
+            range(&|s| s.pairs.spacing.as_ref().map(|x| x.p50), 100.0, " cm"),
+            false,
+        );
+        row(
+            "pair angle to heading",
+            ours(g.pairs.angle_deg.as_ref().map(|x| x.p50), 1.0, "°"),
+            range(&|s| s.pairs.angle_deg.as_ref().map(|x| x.p50), 1.0, "°"),
+            false,
+        );
+        row("groups' speed / alone", ours(g.speed_ratio, 100.0, " %"), range(&|s| s.speed_ratio, 100.0, " %"), false);
     });
 }
