@@ -16,11 +16,31 @@
 //! speed drawn from the distribution (with `m ≤ 5` the lane speeds fall
 //! within 10 % of any speed between 0.6 and 1.7 m/s).
 //!
-//! **Where lanes cross** (north–south against east–west), each lane's phase
-//! `φ` is chosen among 16 so that its walkers reach the crossings as far in
-//! time as possible from those of the lanes already placed; what conflicts
-//! remain is the solver's to resolve (it slows walkers down or lets them
-//! wait rather than detour).
+//! **Corners.** A flow that turns a corner — heading north-east, say — is a
+//! *staircase* across the tiles, made in one tile of two parallel 45° legs
+//! (a [`Course::Corner`] lane at `a`): walkers entering the west side at
+//! y = a leave the north side at x = L − a, and walkers entering the south
+//! side at x = L − a leave the east side at y = a. The legs lie on
+//! y = x + a and y = x − (L − a), L/√2 apart, and are √2(L − a) and √2·a
+//! long, √2·L together. A walker of the first leg leaves north at
+//! t + √2(L − a)/u, which is where and when the tile above sees it enter its
+//! south side (the mirror rule), and leaves that tile's east side at
+//! t + √2·L/u. With m walkers per period at `φ + jπ/m` on the first leg,
+//! the second leg's walkers entering `√2(L − a)/u` later, the exits are the
+//! entries shifted by a whole number of `π/m` exactly when `√2·L/u = qπ/m`:
+//! `u = √2·L·m / (q·π)`, the straight lanes' `(m, q)` search with the
+//! crossing distance √2·L instead of L. Such a tile tiles with itself: its
+//! north exits are its south entries mirrored, its east exits its west
+//! entries. The other three headings are this one turned by quarter turns.
+//! The legs' points keep the corner margin and `2r + 0.2` from every other
+//! lane's points on a side, and `2r + 0.2` from parallel legs.
+//!
+//! **Where lanes cross** (north–south against east–west, and corner legs
+//! against both and each other), each lane's phase `φ` is chosen among 16
+//! so that its walkers reach the crossings as far in time as possible from
+//! those of the lanes already placed; what conflicts remain is the
+//! solver's to resolve (it slows walkers down or lets them wait rather than
+//! detour).
 //!
 //! Cost: O(lanes² · walkers per lane²) to place the phases.
 
@@ -70,6 +90,95 @@ impl Speeds {
 /// Walking direction of a lane: towards this side.
 pub type Heading = Side;
 
+/// Heading of a flow that turns a corner (see the module documentation):
+/// walkers cross one tile from a side to an adjacent one, and the next
+/// tile from the other side to the other adjacent one, so that across
+/// the tiling they head diagonally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Diagonal {
+    /// West → north and south → east.
+    NorthEast,
+    /// South → west and east → north.
+    NorthWest,
+    /// East → south and north → west.
+    SouthWest,
+    /// North → east and west → south.
+    SouthEast,
+}
+
+impl Diagonal {
+    /// The four, each the one before turned a quarter turn counter-clockwise.
+    pub const ALL: [Diagonal; 4] = [Diagonal::NorthEast, Diagonal::NorthWest, Diagonal::SouthWest, Diagonal::SouthEast];
+
+    /// Quarter turns counter-clockwise from north-east: 0 to 3.
+    pub fn quarter_turns(self) -> i32 {
+        match self {
+            Diagonal::NorthEast => 0,
+            Diagonal::NorthWest => 1,
+            Diagonal::SouthWest => 2,
+            Diagonal::SouthEast => 3,
+        }
+    }
+
+    /// Lower-case name, as on the command line: `northeast`, `northwest`,
+    /// `southwest`, `southeast`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Diagonal::NorthEast => "northeast",
+            Diagonal::NorthWest => "northwest",
+            Diagonal::SouthWest => "southwest",
+            Diagonal::SouthEast => "southeast",
+        }
+    }
+
+    /// The heading of a [`Diagonal::name`], or `None`.
+    pub fn from_name(name: &str) -> Option<Diagonal> {
+        Diagonal::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// The two legs' (entry side, exit side) in a tile: for north-east,
+    /// (west, north) and (south, east).
+    pub fn legs(self) -> [(Side, Side); 2] {
+        let k = self.quarter_turns();
+        [(Side::West.rotated(k), Side::North.rotated(k)), (Side::South.rotated(k), Side::East.rotated(k))]
+    }
+}
+
+impl std::fmt::Display for Diagonal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a lane's walkers go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Course {
+    /// Straight across, towards this side (entering on the opposite one).
+    Straight(Heading),
+    /// Round a corner, heading this way (two legs per tile).
+    Corner(Diagonal),
+}
+
+impl Course {
+    /// Name: the side's or the diagonal's.
+    pub fn name(self) -> &'static str {
+        match self {
+            Course::Straight(side) => side.name(),
+            Course::Corner(d) => d.name(),
+        }
+    }
+
+    /// Distance `[m]` a walker covers between two passes of the same
+    /// lane position in a tiling of side `size` `[m]`: L straight, √2·L
+    /// round a corner (the two legs together).
+    pub fn crossing(self, size: f64) -> f64 {
+        match self {
+            Course::Straight(_) => size,
+            Course::Corner(_) => std::f64::consts::SQRT_2 * size,
+        }
+    }
+}
+
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenerateParams {
@@ -83,8 +192,15 @@ pub struct GenerateParams {
     /// `[1/m²]` `[Limit: (0, 1]]`.
     pub density: f64,
     /// Share of the walkers heading towards each side (north, east, south,
-    /// west), summing to more than 0.
+    /// west), summing with `corners` to more than 0.
     pub flows: Vec<(Heading, f64)>,
+    /// Share of the walkers turning a corner, per diagonal heading, on the
+    /// same scale as `flows` (`[Limit: ≥ 0]`; empty: none). A share is of
+    /// the people present: a corner walker spends √2·L/u in two tiles, so
+    /// a share makes 1/√2 as many corner lane walkers per period as
+    /// the same share of straight walkers. Placed after the straight lanes,
+    /// so an empty list generates exactly what it did before corners.
+    pub corners: Vec<(Diagonal, f64)>,
     /// Walking speeds.
     pub speeds: Speeds,
     /// Seed of the draws.
@@ -97,44 +213,190 @@ pub struct GenerateParams {
 /// Clearance `[m]` beyond r that a lane keeps from an obstacle.
 pub const LANE_CLEARANCE: f64 = 0.2;
 
-/// Whether a straight lane across the patch at `along` `[m]` on `axis` (0:
-/// a north/south lane at x = along, 1: an east/west lane at y = along)
-/// keeps r + [`LANE_CLEARANCE`] from every obstacle; sampled every 5 cm.
-/// O(L / 5 cm · obstacles · vertices).
-fn lane_clear(axis: usize, along: f64, l: f64, r: f64, obstacles: &[crate::model::Obstacle]) -> bool {
-    let n = (l / 0.05).ceil() as usize;
+/// Whether the segment from `a` to `b` `[m]` (patch frame) keeps
+/// r + [`LANE_CLEARANCE`] from every obstacle; sampled every 5 cm.
+/// O(|ab| / 5 cm · obstacles · vertices).
+fn segment_clear(a: Vec2, b: Vec2, r: f64, obstacles: &[crate::model::Obstacle]) -> bool {
+    let n = ((b - a).norm() / 0.05).ceil() as usize;
     (0..=n).all(|k| {
-        let c = l * k as f64 / n as f64;
-        let p = if axis == 0 { Vec2::new(along, c) } else { Vec2::new(c, along) };
+        let p = a + (b - a) * k as f64 / n as f64;
         obstacles.iter().all(|o| crate::geometry::obstacle_signed_distance(p, o).0 >= r + LANE_CLEARANCE)
     })
 }
 
-/// One lane: walkers heading towards `heading`, crossing at `along` `[m]`
-/// (the x of a north/south lane, the y of an east/west one).
+/// Whether a straight lane across the patch at `along` `[m]` on `axis` (0:
+/// a north/south lane at x = along, 1: an east/west lane at y = along)
+/// keeps r + [`LANE_CLEARANCE`] from every obstacle ([`segment_clear`]).
+fn lane_clear(axis: usize, along: f64, l: f64, r: f64, obstacles: &[crate::model::Obstacle]) -> bool {
+    let (a, b) = if axis == 0 {
+        (Vec2::new(along, 0.0), Vec2::new(along, l))
+    } else {
+        (Vec2::new(0.0, along), Vec2::new(l, along))
+    };
+    segment_clear(a, b, r, obstacles)
+}
+
+/// One lane: walkers on `course` at `along` `[m]` (the x of a north/south
+/// lane, the y of an east/west one; for a corner, the arc position of its
+/// legs' exits, their entries being at L − along — for north-east the y of
+/// the west entries).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lane {
-    /// The side the walkers head for.
-    pub heading: Heading,
-    /// Lateral position `[m]`, patch frame.
+    /// Where the walkers go.
+    pub course: Course,
+    /// Lateral position `[m]` (see above).
     pub along: f64,
     /// Walkers per period.
     pub per_period: usize,
     /// Periods' worth of `π/m` steps one crossing takes.
     pub q: usize,
-    /// Time of the first walker at the entry side `[s]`, in `[0, π/m)`.
+    /// Time of the first walker at the entry side `[s]`, in `[0, π/m)`
+    /// (of a corner, at its first leg's entry side).
     pub phase: f64,
 }
 
-impl Lane {
-    /// Walking speed `[m/s]`: `L·m / (q·π)`.
-    pub fn speed(&self, size: f64, period: f64) -> f64 {
-        size * self.per_period as f64 / (self.q as f64 * period)
+/// One straight walk of a lane across the tile, from a side to another.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Leg {
+    /// Entry side.
+    pub from: Side,
+    /// Arc position of the entries `[m]`.
+    pub s_in: f64,
+    /// Entry point `[m]`, patch frame.
+    pub start: Vec2,
+    /// Exit side.
+    pub to: Side,
+    /// Arc position of the exits `[m]`.
+    pub s_out: f64,
+    /// Exit point `[m]`, patch frame.
+    pub end: Vec2,
+    /// Unit walking direction, patch frame.
+    pub direction: Vec2,
+    /// Length `[m]`.
+    pub length: f64,
+    /// Time `[s]` from the lane's phase to this leg's first entry.
+    pub delay: f64,
+}
+
+impl Leg {
+    /// Where and when the walkers of `lane` on this leg and those of
+    /// `other_lane` on `other` pass the point where the two legs cross:
+    /// their times `[s]` in `[0, π)`, or `None` when the legs are parallel
+    /// or do not meet. Exact for straight legs (no rounding beyond that of
+    /// their positions). O(walkers per lane).
+    fn crossing_times(&self, lane: &Lane, other: &Leg, other_lane: &Lane, l: f64, pi: f64) -> Option<[Vec<f64>; 2]> {
+        let cross = |a: Vec2, b: Vec2| a.x * b.y - a.y * b.x;
+        let det = cross(self.direction, other.direction);
+        if det.abs() < 1e-9 {
+            return None;
+        }
+        let w = other.start - self.start;
+        let (d, e) = (cross(w, other.direction) / det, cross(w, self.direction) / det);
+        let inside = |x: f64, len: f64| (-1e-9..=len + 1e-9).contains(&x);
+        if !(inside(d, self.length) && inside(e, other.length)) {
+            return None;
+        }
+        let at = |leg: &Leg, lane: &Lane, dist: f64| {
+            let u = lane.speed(l, pi);
+            leg.times(lane, pi).into_iter().map(|t| (t + dist / u).rem_euclid(pi)).collect()
+        };
+        Some([at(self, lane, d), at(other, other_lane, e)])
     }
 
-    /// Entry times `[s]` in `[0, π)`.
+    /// Entry times `[s]` in `[0, π)` of `lane`'s walkers on this leg.
+    pub fn times(&self, lane: &Lane, period: f64) -> Vec<f64> {
+        lane.times(period).into_iter().map(|t| (t + self.delay).rem_euclid(period)).collect()
+    }
+
+    /// The walkers' velocity `[m/s]` at speed `u` in the frame of `side`
+    /// (x along it, y inward), −0 written as 0.
+    fn velocity_on(&self, side: Side, u: f64) -> [f64; 2] {
+        let v = crate::geometry::rotate_quarter(self.direction * u, -(side.index() as i32));
+        [v.x + 0.0, v.y + 0.0]
+    }
+}
+
+impl Lane {
+    /// Walking speed `[m/s]`: `d·m / (q·π)` with d the course's crossing
+    /// distance ([`Course::crossing`]: L, or √2·L round a corner).
+    pub fn speed(&self, size: f64, period: f64) -> f64 {
+        self.course.crossing(size) * self.per_period as f64 / (self.q as f64 * period)
+    }
+
+    /// Entry times `[s]` in `[0, π)` (of a corner, on its first leg).
     pub fn times(&self, period: f64) -> Vec<f64> {
         (0..self.per_period).map(|j| (self.phase + j as f64 * period / self.per_period as f64) % period).collect()
+    }
+
+    /// Walkers entering the tile per period: m straight, 2m round a corner.
+    pub fn walkers(&self) -> usize {
+        match self.course {
+            Course::Straight(_) => self.per_period,
+            Course::Corner(_) => 2 * self.per_period,
+        }
+    }
+
+    /// The lane's straight walks across a tile of side `l` `[m]` and
+    /// period `pi` `[s]`: one straight, two round a corner (see the module
+    /// documentation). O(1).
+    pub fn legs(&self, l: f64, pi: f64) -> Vec<Leg> {
+        let a = self.along;
+        match self.course {
+            Course::Straight(to) => {
+                let from = to.opposite();
+                let s_on = |side: Side| match side {
+                    Side::South | Side::East => a,
+                    Side::North | Side::West => l - a,
+                };
+                let at = |side: Side| match side {
+                    Side::South => Vec2::new(a, 0.0),
+                    Side::North => Vec2::new(a, l),
+                    Side::West => Vec2::new(0.0, a),
+                    Side::East => Vec2::new(l, a),
+                };
+                let (start, end) = (at(from), at(to));
+                let (s_in, s_out) = (s_on(from), s_on(to));
+                vec![Leg { from, s_in, start, to, s_out, end, direction: (end - start) / l, length: l, delay: 0.0 }]
+            }
+            Course::Corner(d) => {
+                let k = d.quarter_turns();
+                let direction = crate::geometry::rotate_quarter(Vec2::new(1.0, 1.0) / std::f64::consts::SQRT_2, k);
+                let u = self.speed(l, pi);
+                let [(from_a, to_a), (from_b, to_b)] = d.legs();
+                let leg = |from: Side, to: Side, length: f64, delay: f64| Leg {
+                    from,
+                    s_in: l - a,
+                    start: crate::geometry::v2(from.point(l - a, l)),
+                    to,
+                    s_out: a,
+                    end: crate::geometry::v2(to.point(a, l)),
+                    direction,
+                    length,
+                    delay,
+                };
+                let first = std::f64::consts::SQRT_2 * (l - a);
+                vec![leg(from_a, to_a, first, 0.0), leg(from_b, to_b, std::f64::consts::SQRT_2 * a, first / u)]
+            }
+        }
+    }
+
+    /// Whether this lane's points keep `width` `[m]` from `other`'s on
+    /// every side, and its legs `width` from `other`'s parallel legs.
+    /// O(1).
+    fn apart(&self, other: &Lane, l: f64, pi: f64, width: f64) -> bool {
+        let (mine, theirs) = (self.legs(l, pi), other.legs(l, pi));
+        let points = |legs: &[Leg]| legs.iter().flat_map(|g| [(g.from, g.s_in), (g.to, g.s_out)]).collect::<Vec<_>>();
+        let on_sides = points(&mine)
+            .iter()
+            .all(|&(side, s)| points(&theirs).iter().all(|&(o, t)| o != side || (s - t).abs() >= width - 1e-9));
+        let parallel = mine.iter().all(|g| {
+            theirs.iter().all(|h| {
+                let cross = |a: Vec2, b: Vec2| a.x * b.y - a.y * b.x;
+                cross(g.direction, h.direction).abs() >= 1e-9
+                    || cross(g.direction, h.start - g.start).abs() >= width - 1e-9
+            })
+        });
+        on_sides && parallel
     }
 }
 
@@ -223,7 +485,7 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
     if !(p.density.is_finite() && p.density > 0.0 && p.density <= 1.0) {
         return bad("density", p.density, "must be in (0, 1] walkers/m²");
     }
-    let total_share: f64 = p.flows.iter().map(|f| f.1.max(0.0)).sum();
+    let total_share: f64 = p.flows.iter().map(|f| f.1.max(0.0)).chain(p.corners.iter().map(|f| f.1.max(0.0))).sum();
     if !(total_share.is_finite() && total_share > 0.0) {
         return bad("flow shares", total_share, "must sum to more than 0");
     }
@@ -258,7 +520,41 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
             }
             let k = rng.random_range(0..free[axis].len());
             let along = free[axis].remove(k);
-            out.push(Lane { heading, along, per_period: m, q, phase: 0.0 });
+            out.push(Lane { course: Course::Straight(heading), along, per_period: m, q, phase: 0.0 });
+            left = left.saturating_sub(m);
+            count += 1;
+        }
+    }
+    // Corners, after the straight lanes: at a slot whose legs keep clear of
+    // the obstacles and apart from every lane placed.
+    let width = 2.0 * p.agent_radius + 0.2;
+    for &(diagonal, share) in &p.corners {
+        let course = Course::Corner(diagonal);
+        let mut left = (per_period * share.max(0.0) / total_share / std::f64::consts::SQRT_2).round() as usize;
+        let mut count = 0;
+        while left > 0 {
+            let u = p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
+            let (m, q) = lane_for(course.crossing(l), pi, u, left);
+            let at = |along| Lane { course, along, per_period: m, q, phase: 0.0 };
+            let clear = |lane: &Lane| {
+                lane.legs(l, pi).iter().all(|g| segment_clear(g.start, g.end, p.agent_radius, &p.obstacles))
+            };
+            let open: Vec<f64> = slots(l, p.agent_radius)
+                .into_iter()
+                .filter(|&a| clear(&at(a)) && out.iter().all(|o| at(a).apart(o, l, pi, width)))
+                .collect();
+            if open.is_empty() {
+                let blocked = slots(l, p.agent_radius).into_iter().filter(|&a| !clear(&at(a))).count();
+                return Err(GenerateError::TooManyLanes {
+                    heading: course.name(),
+                    lanes: count + 1,
+                    room: count,
+                    size: l,
+                    blocked,
+                });
+            }
+            let along = open[rng.random_range(0..open.len())];
+            out.push(at(along));
             left = left.saturating_sub(m);
             count += 1;
         }
@@ -267,21 +563,9 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
     Ok(out)
 }
 
-/// Where and when walker `j` of `lane` passes the cross line at `c` `[m]`
-/// (the other axis's coordinate): its time `[s]` in `[0, π)`.
-fn passing_times(lane: &Lane, c: f64, l: f64, pi: f64) -> Vec<f64> {
-    let u = lane.speed(l, pi);
-    // Distance from the entry side to the crossing.
-    let d = match lane.heading {
-        Side::North | Side::East => c,
-        Side::South | Side::West => l - c,
-    };
-    lane.times(pi).into_iter().map(|t| (t + d / u).rem_euclid(pi)).collect()
-}
-
 /// Chooses each lane's phase among 16 so that its walkers pass each
-/// crossing with the other axis's lanes as far in time as possible from
-/// theirs (the smallest periodic time gap, maximised).
+/// crossing with the legs of the lanes placed before it as far in time as
+/// possible from theirs (the smallest periodic time gap, maximised).
 fn place_phases(lanes: &mut [Lane], l: f64, pi: f64, rng: &mut ChaCha8Rng) {
     for i in 0..lanes.len() {
         let step = pi / lanes[i].per_period as f64;
@@ -292,13 +576,17 @@ fn place_phases(lanes: &mut [Lane], l: f64, pi: f64, rng: &mut ChaCha8Rng) {
             let trial = Lane { phase, ..lanes[i] };
             let mut gap = f64::INFINITY;
             for other in &lanes[..i] {
-                if other.heading.index() % 2 == trial.heading.index() % 2 {
-                    continue;
-                }
-                for a in passing_times(&trial, other.along, l, pi) {
-                    for b in passing_times(other, trial.along, l, pi) {
-                        let dt = (a - b).rem_euclid(pi);
-                        gap = gap.min(dt.min(pi - dt));
+                for mine in trial.legs(l, pi) {
+                    for theirs in other.legs(l, pi) {
+                        let Some([at, others]) = mine.crossing_times(&trial, &theirs, other, l, pi) else {
+                            continue;
+                        };
+                        for a in &at {
+                            for b in &others {
+                                let dt = (a - b).rem_euclid(pi);
+                                gap = gap.min(dt.min(pi - dt));
+                            }
+                        }
                     }
                 }
             }
@@ -311,25 +599,21 @@ fn place_phases(lanes: &mut [Lane], l: f64, pi: f64, rng: &mut ChaCha8Rng) {
 }
 
 /// The four patterns (side frame) of `lanes`: each walker's entry on the
-/// side it leaves behind and its exit on the side it heads for, `L/u`
-/// later, both with its velocity.
+/// side its leg starts from and its exit on the side the leg ends on, the
+/// leg's length / u later, both with its velocity. O(walkers).
 pub fn patterns(lanes: &[Lane], l: f64, pi: f64) -> [Pattern; 4] {
     let mut out: [Pattern; 4] = std::array::from_fn(|_| Pattern::empty(l, pi));
     for lane in lanes {
         let u = lane.speed(l, pi);
-        let to = lane.heading;
-        let from = to.opposite();
-        // Arc positions: a side's s runs counter-clockwise.
-        let s_on = |side: Side| match side {
-            Side::South | Side::East => lane.along,
-            Side::North | Side::West => l - lane.along,
-        };
-        let crossing = l / u;
-        for t in lane.times(pi) {
-            // Side frame: y inward. An entry walks inward, an exit outward.
-            out[from.index()].entries.push(BoundaryPoint { s: s_on(from), t, velocity: Some([0.0, u]), group: None });
-            let tx = (t + crossing).rem_euclid(pi);
-            out[to.index()].exits.push(BoundaryPoint { s: s_on(to), t: tx, velocity: Some([0.0, -u]), group: None });
+        for leg in lane.legs(l, pi) {
+            let (from, to) = (leg.from, leg.to);
+            let (v_in, v_out) = (leg.velocity_on(from, u), leg.velocity_on(to, u));
+            for t in leg.times(lane, pi) {
+                // Side frame: y inward. An entry walks inward, an exit outward.
+                out[from.index()].entries.push(BoundaryPoint { s: leg.s_in, t, velocity: Some(v_in), group: None });
+                let tx = (t + leg.length / u).rem_euclid(pi);
+                out[to.index()].exits.push(BoundaryPoint { s: leg.s_out, t: tx, velocity: Some(v_out), group: None });
+            }
         }
     }
     for p in &mut out {
@@ -396,8 +680,13 @@ pub fn library_pattern(
             });
         }
         let x = free.remove(rng.random_range(0..free.len()));
-        let lane =
-            Lane { heading: Side::North, along: x, per_period: m, q, phase: rng.random_range(0.0..period / m as f64) };
+        let lane = Lane {
+            course: Course::Straight(Side::North),
+            along: x,
+            per_period: m,
+            q,
+            phase: rng.random_range(0.0..period / m as f64),
+        };
         let u = lane.speed(size, period);
         for t in lane.times(period) {
             pattern.entries.push(BoundaryPoint { s: x, t, velocity: Some([0.0, u]), group: None });
@@ -572,30 +861,45 @@ mod tests {
         // A fountain in the middle and a building along the west half.
         let fountain = Obstacle::Circle { center: [8.0, 8.0], radius: 2.0 };
         let building = Obstacle::Polygon(vec![[2.0, 11.0], [6.0, 11.0], [6.0, 14.0], [2.0, 14.0]]);
+        // Straight lanes, and corner flows beside them.
+        // (South-east legs lie on x + y = a and x + y = L + a: between the
+        // fountain and the building for a in about [4.8, 12.3].)
+        let with_corners = |p: GenerateParams| GenerateParams { corners: vec![(Diagonal::SouthEast, 0.3)], ..p };
+        let obstacles = vec![fountain.clone(), building.clone()];
         for seed in 0..20 {
-            let p = GenerateParams { obstacles: vec![fountain.clone(), building.clone()], ..params(0.05, seed) };
-            let lanes = lanes(&p).unwrap();
-            assert!(!lanes.is_empty());
-            for lane in &lanes {
-                let axis = lane.heading.index() % 2;
-                for k in 0..=160 {
-                    let c = k as f64 * 0.1;
-                    let q = if axis == 0 { Vec2::new(lane.along, c) } else { Vec2::new(c, lane.along) };
-                    for o in &p.obstacles {
-                        let d = crate::geometry::obstacle_signed_distance(q, o).0;
-                        assert!(d >= 0.3 + LANE_CLEARANCE - 1e-9, "seed {seed}: lane {lane:?} passes {d} m from {o:?}");
+            let p = GenerateParams { obstacles: obstacles.clone(), ..params(0.05, seed) };
+            for p in [p.clone(), with_corners(p)] {
+                let lanes = lanes(&p).unwrap();
+                assert!(!lanes.is_empty());
+                for lane in &lanes {
+                    for leg in lane.legs(p.size, p.period) {
+                        for k in 0..=160 {
+                            let q = leg.start + (leg.end - leg.start) * (k as f64 / 160.0);
+                            for o in &p.obstacles {
+                                let d = crate::geometry::obstacle_signed_distance(q, o).0;
+                                assert!(
+                                    d >= 0.3 + LANE_CLEARANCE - 1e-9,
+                                    "seed {seed}: lane {lane:?} passes {d} m from {o:?}"
+                                );
+                            }
+                        }
                     }
                 }
             }
         }
         // Without the obstacles the same draws put lanes through them.
-        let through = (0..20).any(|seed| {
-            lanes(&params(0.05, seed)).unwrap().iter().any(|lane| {
-                let axis = lane.heading.index() % 2;
-                !lane_clear(axis, lane.along, 16.0, 0.3, &[fountain.clone(), building.clone()])
-            })
-        });
-        assert!(through);
+        let crosses =
+            |lane: &Lane| lane.legs(16.0, 10.0).iter().any(|g| !segment_clear(g.start, g.end, 0.3, &obstacles));
+        for corners in [false, true] {
+            let through = (0..20).any(|seed| {
+                let p = if corners { with_corners(params(0.05, seed)) } else { params(0.05, seed) };
+                lanes(&p)
+                    .unwrap()
+                    .iter()
+                    .any(|lane| corners == matches!(lane.course, Course::Corner(_)) && crosses(lane))
+            });
+            assert!(through, "corners: {corners}");
+        }
         // A wall across the whole patch blocks every north/south lane.
         let wall = Obstacle::Polygon(vec![[0.5, 7.0], [15.5, 7.0], [15.5, 9.0], [0.5, 9.0]]);
         let p = GenerateParams { obstacles: vec![wall], flows: vec![(Side::North, 1.0)], ..params(0.05, 3) };
@@ -610,6 +914,7 @@ mod tests {
             agent_radius: 0.3,
             density,
             flows: vec![(Side::North, 0.3), (Side::South, 0.3), (Side::East, 0.2), (Side::West, 0.2)],
+            corners: Vec::new(),
             speeds: Speeds::Weidmann,
             seed,
             obstacles: Vec::new(),
@@ -683,6 +988,122 @@ mod tests {
             assert!(close * 10 >= floor.len() * 8, "seed {seed}: {close} of {} walk at their own speed", floor.len());
             assert!(floor.iter().all(|&f| (0.45..2.1).contains(&f)), "{floor:?}");
         }
+    }
+
+    /// A patch of corner flows (and, with `straight`, straight ones):
+    /// 12 m, 10 s.
+    fn corner_params(corners: Vec<(Diagonal, f64)>, straight: bool, density: f64, seed: u64) -> GenerateParams {
+        GenerateParams {
+            size: 12.0,
+            flows: if straight { vec![(Side::North, 0.5), (Side::West, 0.5)] } else { Vec::new() },
+            corners,
+            ..params(density, seed)
+        }
+    }
+
+    /// The patch of `lanes` resolved, after checking that it validates and
+    /// tiles with itself.
+    fn checked_patch(lanes: &[Lane], p: &GenerateParams) -> crate::model::Patch {
+        let doc = document(lanes, p, None);
+        let patch = doc.resolve(None, Path::new(".")).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
+        assert!(crate::validate::validate_patch(&patch).is_empty(), "{p:?}");
+        assert_eq!(crate::validate::self_tiling_note(&patch), None, "{p:?}");
+        patch
+    }
+
+    #[test]
+    fn corner_flows_turn_at_their_speed_and_tile_with_themselves() {
+        for d in Diagonal::ALL {
+            for seed in 0..4 {
+                let p = corner_params(vec![(d, 1.0)], false, 0.06, seed);
+                let lanes = lanes(&p).unwrap();
+                assert!(lanes.iter().all(|l| l.course == Course::Corner(d)) && !lanes.is_empty());
+                let patch = checked_patch(&lanes, &p);
+                let entries = patch.crossings_of(Direction::Entry);
+                let exits = patch.crossings_of(Direction::Exit);
+                assert_eq!(entries.len(), lanes.iter().map(Lane::walkers).sum::<usize>());
+                // Every entry is matched by the exit its leg ends at, on an
+                // adjacent side: straight along its velocity, at its speed,
+                // its lane's, leaving with the same velocity.
+                let pairs = crate::matching::match_patch(&patch, crate::model::MatchingMode::Stable);
+                assert_eq!(pairs.len(), entries.len());
+                let speeds: Vec<f64> = lanes.iter().map(|l| l.speed(p.size, p.period)).collect();
+                for pair in &pairs {
+                    let (e, x) = (&entries[pair.entry], &exits[pair.exit]);
+                    assert!(d.legs().contains(&(e.side, x.side)), "{d}: {:?} → {:?}", e.side, x.side);
+                    let u = e.velocity.norm();
+                    assert!(speeds.iter().any(|s| (s - u).abs() < 1e-9), "{u} {speeds:?}");
+                    let walk = x.position - e.position;
+                    assert!((walk.normalize() - e.velocity / u).norm() < 1e-9, "{d}: {walk:?} {:?}", e.velocity);
+                    let late = (e.t + walk.norm() / u - x.t).rem_euclid(p.period);
+                    assert!(late.min(p.period - late) < 1e-6, "{d} seed {seed}: {late}");
+                    assert!((x.velocity - e.velocity).norm() < 1e-9);
+                }
+                // Both legs of a corner lane are 2r + 0.2 from any other's
+                // parallel legs.
+                for (i, a) in lanes.iter().enumerate() {
+                    for b in &lanes[i + 1..] {
+                        assert!(a.apart(b, p.size, p.period, 0.8), "{a:?} {b:?}");
+                        let gap = (a.along - b.along).abs() / std::f64::consts::SQRT_2;
+                        assert!(gap >= 0.8 - 1e-9, "{a:?} {b:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corner_and_straight_flows_together_tile_and_keep_apart() {
+        for seed in 0..6 {
+            let corners = vec![(Diagonal::NorthEast, 0.3), (Diagonal::SouthWest, 0.3), (Diagonal::NorthWest, 0.3)];
+            let p = GenerateParams { size: 16.0, ..corner_params(corners, true, 0.08, seed) };
+            let lanes = lanes(&p).unwrap();
+            let kinds = |corner: bool| lanes.iter().filter(|l| matches!(l.course, Course::Corner(_)) == corner).count();
+            assert!(kinds(true) >= 3 && kinds(false) >= 2, "{lanes:?}");
+            let patch = checked_patch(&lanes, &p);
+            // No two points of a side nearer than 2r + 0.2, none nearer a
+            // corner than the margin.
+            for side in Side::ALL {
+                let mut s: Vec<f64> =
+                    patch.sides[side].entries.iter().chain(&patch.sides[side].exits).map(|b| b.s).collect();
+                s.sort_by(f64::total_cmp);
+                s.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+                assert!(s.windows(2).all(|w| w[1] - w[0] >= 0.8 - 1e-9), "{side}: {s:?}");
+                assert!(s.iter().all(|&x| (CORNER_MARGIN - 1e-9..=16.0 - CORNER_MARGIN + 1e-9).contains(&x)));
+            }
+            // Most walkers keep their own pace on their initial paths.
+            let pairs = crate::matching::match_patch(&patch, crate::model::MatchingMode::Stable);
+            let (agents, _) = crate::initial_paths::initial_paths(&patch, &pairs);
+            let floor = crate::realism::floor_speeds(&agents);
+            let close = floor.iter().zip(&agents).filter(|(f, a)| (*f / a.preferred_speed - 1.0).abs() < 0.05).count();
+            assert!(close * 10 >= floor.len() * 8, "seed {seed}: {close} of {} walk at their own speed", floor.len());
+        }
+    }
+
+    #[test]
+    fn a_small_corner_patch_bakes_without_collisions() {
+        // 1.2 m/s: lanes of 2 walkers per period at 1.13 m/s (q = 3), one
+        // per heading.
+        let p = GenerateParams {
+            speeds: Speeds::Fixed(1.2),
+            ..corner_params(vec![(Diagonal::NorthEast, 1.0), (Diagonal::SouthEast, 1.0)], false, 0.03, 1)
+        };
+        let lanes = lanes(&p).unwrap();
+        let patch = checked_patch(&lanes, &p);
+        let walkers: usize = lanes.iter().map(Lane::walkers).sum();
+        assert_eq!(walkers, 8, "{lanes:?}");
+        let b = crate::bake::bake(&patch, &mut crate::bake::Silent).unwrap();
+        assert!(b.converged(), "{:?}", b.remaining);
+        assert_eq!(b.metrics.collisions.count, 0);
+    }
+
+    #[test]
+    fn corner_flows_that_do_not_fit_are_named() {
+        let p = corner_params(vec![(Diagonal::SouthWest, 1.0)], false, 0.9, 1);
+        let e = lanes(&p).unwrap_err().to_string();
+        assert!(e.contains("heading southwest do not fit across 12 m"), "{e}");
+        assert_eq!(Diagonal::from_name("northwest"), Some(Diagonal::NorthWest));
+        assert_eq!(Diagonal::NorthWest.legs(), [(Side::South, Side::West), (Side::East, Side::North)]);
     }
 
     #[test]

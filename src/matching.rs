@@ -6,8 +6,9 @@
 //! penalty `p` is 0 for an exit on the opposite side, 2 on a neighbouring side
 //! and 4 on the same side. Lower is better. The project's solvers rank by the
 //! walker's own preferred speed instead of u_cft, and by the straight walk's
-//! speed once the extra periods the walk would get are counted
-//! ([`walker_score`]). Gale–Shapley with entries
+//! speed once the extra periods the walk would get are counted, and take
+//! the side penalty from the side the walker heads for ([`walker_score`],
+//! [`heading_side`]). Gale–Shapley with entries
 //! proposing gives the entry-optimal stable matching; an optimal assignment
 //! (Kuhn–Munkres, minimum total score) is offered beside it.
 
@@ -67,17 +68,51 @@ pub fn score_matrix(entries: &[Crossing], exits: &[Crossing], period: f64, comfo
     entries.iter().map(|e| exits.iter().map(|x| preference_score(e, x, period, comfort_speed)).collect()).collect()
 }
 
-/// Eq. 4 with the walker's own pace: `arctan(|u_w − u_k|) + p`, where `u_w`
-/// is the preferred speed `[m/s]` of the walker entering at `entry` and
-/// `u_k = |p₂ − p₁| / (Δt + kπ)` the speed of the straight walk with the `k`
-/// extra periods [`crate::pace::extra_periods`] gives it (hurrying above
-/// `limit` `[m/s]`, [`crate::pace::hurry_limit`]).
-pub fn walker_score(entry: &Crossing, exit: &Crossing, period: f64, preferred: f64, limit: f64) -> f64 {
+/// The side a walker entering at `entry` heads for in a patch of side
+/// `size` `[m]`: the first side its entry velocity points at (the ray from
+/// its position along its velocity), the opposite side on a tie (a ray
+/// through a corner) and whenever the velocity is along the inward normal
+/// — every default velocity — or zero. A generated flow that turns a
+/// corner enters at 45° towards an adjacent side (`crate::generate`).
+/// O(1).
+pub fn heading_side(entry: &Crossing, size: f64) -> crate::model::Side {
+    let (p, v) = (entry.position, entry.velocity);
+    // Ray parameter at which p + λv meets the line of `side`, ∞ if never.
+    let reach = |side: crate::model::Side| {
+        let n = crate::geometry::v2(side.inward_normal());
+        let towards = -v.dot(&n);
+        if towards > 0.0 { (p - crate::geometry::v2(side.point(0.0, size))).dot(&n) / towards } else { f64::INFINITY }
+    };
+    let mut heading = entry.side.opposite();
+    for side in [entry.side.rotated(1), entry.side.rotated(-1)] {
+        if reach(side) < reach(heading) {
+            heading = side;
+        }
+    }
+    heading
+}
+
+/// Eq. 4 with the walker's own pace and heading: `arctan(|u_w − u_k|) + p`,
+/// where `u_w` is the preferred speed `[m/s]` of the walker entering at
+/// `entry`, `u_k = |p₂ − p₁| / (Δt + kπ)` the speed of the straight walk
+/// with the `k` extra periods [`crate::pace::extra_periods`] gives it
+/// (hurrying above `limit` `[m/s]`, [`crate::pace::hurry_limit`]), and the
+/// penalty `p` 0 for an exit on the side the walker heads for
+/// ([`heading_side`] in a patch of side `size` `[m]`), 4 on its entry side,
+/// 2 elsewhere — [`side_penalty`] whenever entry velocities are normal.
+pub fn walker_score(entry: &Crossing, exit: &Crossing, period: f64, preferred: f64, limit: f64, size: f64) -> f64 {
     let dt = matching_duration(entry.t, exit.t, period);
     let d = (exit.position - entry.position).norm();
     let k = crate::pace::extra_periods(d, dt, period, limit, 0);
     let u = d / (dt + k as f64 * period);
-    (preferred - u).abs().atan() + side_penalty(entry, exit)
+    let penalty = if exit.side == entry.side {
+        4.0
+    } else if exit.side == heading_side(entry, size) {
+        0.0
+    } else {
+        2.0
+    };
+    (preferred - u).abs().atan() + penalty
 }
 
 /// Gale–Shapley stable matching with entries proposing (seed paper
@@ -156,7 +191,7 @@ pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
         let u_cft = patch.header.comfort_speed;
         let score = |e: &Crossing, x: &Crossing| {
             let u = patch.walker_speed(e);
-            walker_score(e, x, pi, u, crate::pace::hurry_limit(u, u_cft))
+            walker_score(e, x, pi, u, crate::pace::hurry_limit(u, u_cft), patch.header.size)
         };
         entries.iter().map(|e| exits.iter().map(|x| score(e, x)).collect()).collect()
     };
@@ -311,5 +346,46 @@ mod tests {
         // Wrapped Δt: exit earlier than entry means π + t₂ − t₁.
         assert_eq!(matching_duration(8.0, 3.0, 10.0), 5.0);
         assert_eq!(matching_duration(3.0, 3.0, 10.0), 10.0);
+    }
+
+    #[test]
+    fn a_walker_heads_for_the_side_its_entry_velocity_points_at() {
+        use crate::model::{Direction, Side};
+        use nalgebra::Vector2;
+        let west = |y: f64, v: [f64; 2]| Crossing {
+            side: Side::West,
+            direction: Direction::Entry,
+            index: 0,
+            s: 16.0 - y,
+            t: 0.0,
+            position: Vector2::new(0.0, y),
+            velocity: Vector2::new(v[0], v[1]),
+            preferred_speed: 1.3,
+        };
+        // Normal, zero or through a corner: the opposite side, as eq. 4.
+        assert_eq!(heading_side(&west(2.0, [1.3, -0.0]), 16.0), Side::East);
+        assert_eq!(heading_side(&west(2.0, [0.0, 0.0]), 16.0), Side::East);
+        assert_eq!(heading_side(&west(8.0, [16.0, 8.0]), 16.0), Side::East);
+        // At 45° it reaches the north side first from low, the south side
+        // from high, the east side when it starts near the middle.
+        assert_eq!(heading_side(&west(2.0, [1.0, 1.0]), 16.0), Side::North);
+        assert_eq!(heading_side(&west(14.0, [1.0, -1.0]), 16.0), Side::South);
+        assert_eq!(heading_side(&west(8.0, [1.0, 0.3]), 16.0), Side::East);
+        // The score's side penalty follows the heading.
+        let exit = |side: Side, x: f64, y: f64, t: f64| Crossing {
+            side,
+            direction: Direction::Exit,
+            position: Vector2::new(x, y),
+            t,
+            ..west(0.0, [0.0, 0.0])
+        };
+        let e = west(2.0, [1.0, 1.0]);
+        let d = 14.0 * 2f64.sqrt();
+        let north = walker_score(&e, &exit(Side::North, 14.0, 16.0, d / 1.3), 20.0, 1.3, 1.6, 16.0);
+        let east = walker_score(&e, &exit(Side::East, 16.0, 2.0, 16.0 / 1.3), 20.0, 1.3, 1.6, 16.0);
+        assert!(north.abs() < 1e-9 && (east - 2.0).abs() < 1e-9, "{north} {east}");
+        let straight = west(2.0, [1.3, 0.0]);
+        let east = walker_score(&straight, &exit(Side::East, 16.0, 2.0, 16.0 / 1.3), 20.0, 1.3, 1.6, 16.0);
+        assert!(east.abs() < 1e-9, "{east}");
     }
 }

@@ -4,7 +4,7 @@
 use crate::exit::EXIT_OK;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use crowdpatch::generate::{GenerateParams, Speeds, document, lanes, library_pattern};
+use crowdpatch::generate::{Diagonal, GenerateParams, Speeds, document, lanes, library_pattern};
 use crowdpatch::model::Side;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,8 +13,8 @@ use std::process::ExitCode;
 #[derive(Debug, Subcommand)]
 pub enum PatternCommand {
     /// Generate a patch's four patterns from a density, flow directions and
-    /// walking speeds: straight lanes whose walkers cross at their own speed,
-    /// and that tile with themselves.
+    /// walking speeds: lanes whose walkers cross at their own speed, straight
+    /// or round a corner, and that tile with themselves.
     Generate(GenerateArgs),
     /// Write a pattern library for `compose`: balanced lane patterns that
     /// are their own mirror, one per flow (walkers per period each way).
@@ -72,7 +72,9 @@ impl SpeedsArg {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  crowdpatch pattern generate --density 0.1 -o busy.patch.json\n  \
                         crowdpatch pattern generate --density 0.05 --flow north=3 --flow south=3 --flow east=1 \
-                        --template patches/plaza.patch.json -o plaza.patch.json")]
+                        --template patches/plaza.patch.json -o plaza.patch.json\n  \
+                        crowdpatch pattern generate --density 0.04 --size 12 --flow northeast=1 --flow east=1 \
+                        -o corner.patch.json")]
 pub struct GenerateArgs {
     /// Output patch document (*.patch.json).
     #[arg(short, long, value_name = "FILE")]
@@ -83,9 +85,12 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "RHO", default_value_t = 0.08)]
     density: f64,
 
-    /// Share of the walkers heading towards a side, `north=2` (repeat; the
-    /// shares are relative). Default: the same towards every side.
-    #[arg(long = "flow", value_name = "SIDE=SHARE")]
+    /// Share of the walkers heading towards a side, `north=2`, or turning a
+    /// corner, heading `northeast`, `northwest`, `southwest` or `southeast`
+    /// (`northeast=1`: walkers enter west and leave north, or enter south and
+    /// leave east, a staircase across the tiles at 45°). Repeat; the shares
+    /// are relative. Default: the same towards every side, no corners.
+    #[arg(long = "flow", value_name = "HEADING=SHARE")]
     flows: Vec<String>,
 
     /// Where walking speeds come from.
@@ -201,25 +206,32 @@ fn stand(args: StandArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(EXIT_OK))
 }
 
-fn parse_flows(flows: &[String]) -> anyhow::Result<Vec<(Side, f64)>> {
+/// The straight and the corner flows of `--flow` values.
+type Flows = (Vec<(Side, f64)>, Vec<(Diagonal, f64)>);
+
+fn parse_flows(flows: &[String]) -> anyhow::Result<Flows> {
     if flows.is_empty() {
-        return Ok(Side::ALL.iter().map(|&s| (s, 1.0)).collect());
+        return Ok((Side::ALL.iter().map(|&s| (s, 1.0)).collect(), Vec::new()));
     }
-    flows
-        .iter()
-        .map(|f| {
-            let (side, share) = f.split_once('=').with_context(|| format!("--flow {f:?}: expected SIDE=SHARE"))?;
-            let side = Side::from_name(side.trim())
-                .with_context(|| format!("--flow {f:?}: {side:?} is not north, east, south or west"))?;
-            let share: f64 = share
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                .with_context(|| format!("--flow {f:?}: the share {share:?} is not a number ≥ 0"))?;
-            Ok((side, share))
-        })
-        .collect()
+    let (mut straight, mut corners) = (Vec::new(), Vec::new());
+    for f in flows {
+        let (heading, share) = f.split_once('=').with_context(|| format!("--flow {f:?}: expected HEADING=SHARE"))?;
+        let share: f64 = share
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .with_context(|| format!("--flow {f:?}: the share {share:?} is not a number ≥ 0"))?;
+        let heading = heading.trim();
+        match (Side::from_name(heading), Diagonal::from_name(heading)) {
+            (Some(side), _) => straight.push((side, share)),
+            (None, Some(d)) => corners.push((d, share)),
+            (None, None) => bail!(
+                "--flow {f:?}: {heading:?} is not north, east, south, west, northeast, northwest, southwest or southeast"
+            ),
+        }
+    }
+    Ok((straight, corners))
 }
 
 fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
@@ -238,12 +250,14 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (size, period) = template.as_ref().map_or((args.size, args.period), |t| (t.size, t.period));
+    let (flows, corners) = parse_flows(&args.flows)?;
     let params = GenerateParams {
         size,
         period,
         agent_radius: template.as_ref().and_then(|t| t.agent_radius).unwrap_or(crowdpatch::model::DEFAULT_AGENT_RADIUS),
         density: args.density,
-        flows: parse_flows(&args.flows)?,
+        flows,
+        corners,
         speeds: args.speeds.speeds(args.speed),
         seed: args.seed,
         obstacles: template.as_ref().map_or_else(Vec::new, |t| t.obstacles.clone()),

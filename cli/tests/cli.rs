@@ -398,6 +398,34 @@ fn standing_people(doc: &serde_json::Value) -> usize {
 }
 
 #[test]
+fn pattern_generate_makes_a_flow_that_turns_a_corner_issue_33() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = ["pattern", "generate", "--size", "12", "--density", "0.03", "--standing", "0"];
+    let out = run(&[&args[..], &["--flow", "southwest=1", "-o", "c.patch.json"]].concat(), d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Heading south-west: in at east and north, out at west and south.
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("c.patch.json")).unwrap()).unwrap();
+    for (side, incoming) in [("east", true), ("north", true), ("west", false), ("south", false)] {
+        let count = |field: &str| c["sides"][side][field].as_array().map_or(0, Vec::len);
+        assert_eq!((count("entries") > 0, count("exits") > 0), (incoming, !incoming), "{side}: {c}");
+    }
+    let out = run(&["validate", "c.patch.json"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&[out.stdout, out.stderr].concat());
+    assert!(said.contains("c.patch.json: ok:"), "{said}");
+    // A heading that is neither a side nor a diagonal is named.
+    let out = run(&[&args[..], &["--flow", "nordeast=1", "-o", "x.patch.json"]].concat(), d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("\"nordeast\" is not north, east, south, west, northeast"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!d.join("x.patch.json").exists());
+}
+
+#[test]
 fn pattern_stand_adds_standing_groups_and_generate_has_them() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -10,6 +10,7 @@
 use crate::command::Command;
 use crate::edit;
 use crate::state::Selection;
+use crowdpatch::generate::Diagonal;
 use crowdpatch::model::{PatchDocument, Side};
 use std::path::Path;
 
@@ -99,9 +100,10 @@ pub fn apply(
                 false,
             ));
         }
-        Command::GeneratePatterns { density, flows, reference_speeds, seed, add } => {
+        Command::GeneratePatterns { density, flows, corners, reference_speeds, seed, add } => {
             let before = doc.sides.clone();
-            message = Some(generate_patterns(doc, density, flows, reference_speeds, seed, add.then_some(base)));
+            let params = generate_params(doc, density, flows, corners, reference_speeds, seed);
+            message = Some(generate_patterns(doc, &params, add.then_some(base)));
             changed = doc.sides != before;
             *selection = Selection::None;
         }
@@ -116,35 +118,49 @@ pub fn apply(
     Ok(Edit { changed, message })
 }
 
-/// Replaces the sides of `doc` by generated lanes, or, with `add` (the
-/// document's directory, against which its pattern references resolve),
-/// adds the lanes' points to those already there (sides become inline);
-/// returns what to tell the user, and whether it is an error (the document
-/// is then unchanged). Lanes keep clear of the document's obstacles.
-fn generate_patterns(
-    doc: &mut PatchDocument,
+/// The generator's parameters for `doc` (its size, period, radius and
+/// obstacles): straight shares per side in [`Side::ALL`] order, corner
+/// shares in [`Diagonal::ALL`] order (the zero ones left out, so that a
+/// patch without corners is generated as before they existed).
+fn generate_params(
+    doc: &PatchDocument,
     density: f64,
     flows: [f64; 4],
+    corners: [f64; 4],
     reference: bool,
     seed: u64,
-    add: Option<&Path>,
-) -> (String, bool) {
-    use crowdpatch::generate::{GenerateParams, Speeds, document, lanes, patterns};
-    let params = GenerateParams {
+) -> crowdpatch::generate::GenerateParams {
+    use crowdpatch::generate::{GenerateParams, Speeds};
+    GenerateParams {
         size: doc.size,
         period: doc.period,
         agent_radius: doc.agent_radius.unwrap_or(crowdpatch::model::DEFAULT_AGENT_RADIUS),
         density,
         flows: Side::ALL.iter().zip(flows).map(|(&s, f)| (s, f)).collect(),
+        corners: Diagonal::ALL.into_iter().zip(corners).filter(|&(_, f)| f > 0.0).collect(),
         speeds: if reference { Speeds::Reference } else { Speeds::Weidmann },
         seed,
         obstacles: doc.obstacles.clone(),
-    };
-    match lanes(&params) {
+    }
+}
+
+/// Replaces the sides of `doc` by the lanes generated with `params`, or,
+/// with `add` (the document's directory, against which its pattern
+/// references resolve), adds the lanes' points to those already there
+/// (sides become inline); returns what to tell the user, and whether it is
+/// an error (the document is then unchanged). Lanes keep clear of the
+/// obstacles in `params`.
+fn generate_patterns(
+    doc: &mut PatchDocument,
+    params: &crowdpatch::generate::GenerateParams,
+    add: Option<&Path>,
+) -> (String, bool) {
+    use crowdpatch::generate::{document, lanes, patterns};
+    match lanes(params) {
         Ok(l) => {
-            let walkers: usize = l.iter().map(|x| x.per_period).sum();
+            let walkers: usize = l.iter().map(|x| x.walkers()).sum();
             match add {
-                None => doc.sides = document(&l, &params, Some(doc)).sides,
+                None => doc.sides = document(&l, params, Some(doc)).sides,
                 Some(base) => {
                     let generated = patterns(&l, doc.size, doc.period);
                     for side in Side::ALL {
@@ -276,6 +292,7 @@ mod tests {
         let generate = Command::GeneratePatterns {
             density: 0.05,
             flows: [1.0, 0.0, 1.0, 0.0],
+            corners: [0.0; 4],
             reference_speeds: true,
             seed: 3,
             add: false,

@@ -64,13 +64,17 @@ pub enum Command {
     /// North := mirror(south), west := mirror(east): the patch tiles with itself.
     MakeTileable,
     /// Replaces the four sides by patterns generated at human pace
-    /// (`crowdpatch::generate`): straight lanes whose walkers cross at
-    /// their own speed, tiling with themselves.
+    /// (`crowdpatch::generate`): lanes whose walkers cross at their own
+    /// speed, straight or round a corner, tiling with themselves.
     GeneratePatterns {
         /// Mean walkers per square metre `[1/m²]`.
         density: f64,
         /// Share of the walkers heading towards south, east, north, west.
         flows: [f64; 4],
+        /// Share of the walkers turning a corner, heading north-east,
+        /// north-west, south-west, south-east
+        /// (`crowdpatch::generate::Diagonal::ALL`).
+        corners: [f64; 4],
         /// Speeds of the real pedestrians of the reference (else Weidmann's).
         reference_speeds: bool,
         /// Seed of the draws.

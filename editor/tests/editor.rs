@@ -679,6 +679,43 @@ fn the_pattern_generator_fills_the_four_sides_with_lanes_that_tile_and_undo_take
     }
 }
 
+#[test]
+fn the_pattern_generator_makes_a_flow_that_turns_a_corner() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    let mut h = harness(home.path());
+    h.state_mut().open(&ws.path().join("patches/figure7.patch.json"));
+    h.run();
+    h.get_by_label("Generate at human pace").click();
+    h.run();
+    // The four corner shares sit beside the straight ones.
+    for d in ["northeast", "northwest", "southwest", "southeast"] {
+        assert!(h.query_by_label(d).is_some(), "{d}");
+    }
+    let g = &mut h.state_mut().panels.library.generator;
+    (g.flows, g.corners) = ([0.0; 4], [1.0, 0.0, 0.0, 0.0]);
+    h.run();
+    let there: usize = h.state().sides().iter().map(|v| v.pattern.entries.len() + v.pattern.exits.len()).sum();
+    h.get_by_label(&format!("Replace the {there} points")).click();
+    h.run();
+    // Heading north-east: in at west and south, out at north and east, at
+    // 45° (patch frame); the patch tiles with itself and has no problem.
+    let doc = h.state().doc().clone();
+    let base = ws.path().join("patches");
+    for side in Side::ALL {
+        let d = doc.sides.get(side).expect("a generated side");
+        let (entries, exits) = (d.entries.as_deref().unwrap_or(&[]), d.exits.as_deref().unwrap_or(&[]));
+        let incoming = matches!(side, Side::West | Side::South);
+        assert_eq!((entries.is_empty(), exits.is_empty()), (!incoming, incoming), "{side:?}");
+        for p in entries.iter().chain(exits) {
+            let v = p.velocity.expect("a velocity");
+            assert!(v[0] > 0.3 && (v[0] - v[1]).abs() < 1e-9, "{side:?}: {v:?}");
+        }
+        assert!(edit::seam_mismatches(&doc, side, &base, 1e-6).is_empty(), "{side:?}");
+    }
+    assert!(h.state().derived.problems.is_empty(), "{:?}", h.state().derived.problems);
+}
+
 /// The document's meaning: its JSON as a value (key order and number
 /// formatting aside).
 fn meaning(doc: &PatchDocument) -> serde_json::Value {

@@ -9,6 +9,7 @@ use crate::files::{DialogPurpose, FileDialog};
 use crate::library::{self, LibraryEntry};
 use crate::state::Cx;
 use crate::view;
+use crowdpatch::generate::Diagonal;
 use crowdpatch::model::{PatchDocument, Side};
 use egui::{RichText, Ui};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,9 @@ pub struct Generator {
     pub density: f64,
     /// Shares of the walkers heading towards south, east, north, west.
     pub flows: [f64; 4],
+    /// Shares of the walkers turning a corner, heading north-east,
+    /// north-west, south-west, south-east (`crowdpatch::generate::Diagonal::ALL`).
+    pub corners: [f64; 4],
     /// Real pedestrians' speeds (else Weidmann's free walking speeds).
     pub reference_speeds: bool,
     /// Seed of the draws.
@@ -48,6 +52,7 @@ impl Default for Generator {
         Generator {
             density: 0.08,
             flows: [1.0; 4],
+            corners: [0.0; 4],
             reference_speeds: true,
             seed: 0,
             standing: crowdpatch::generate::STANDING_SHARE,
@@ -165,6 +170,25 @@ impl LibraryPanel {
                     ui.add(egui::DragValue::new(&mut g.flows[k]).range(0.0..=10.0).speed(0.05));
                 }
             });
+            // Corner shares as a compass: north-west and north-east above,
+            // south-west and south-east below.
+            ui.horizontal(|ui| {
+                ui.label("Turning").on_hover_text(
+                    "Walkers who turn a corner: north-east enter west and leave north, or enter south and leave \
+                     east, a 45° staircase across the tiles",
+                );
+                egui::Grid::new("generator-corners").num_columns(4).show(ui, |ui| {
+                    for row in [[Diagonal::NorthWest, Diagonal::NorthEast], [Diagonal::SouthWest, Diagonal::SouthEast]]
+                    {
+                        for d in row {
+                            let k = d.quarter_turns() as usize;
+                            ui.label(d.name());
+                            ui.add(egui::DragValue::new(&mut g.corners[k]).range(0.0..=10.0).speed(0.05));
+                        }
+                        ui.end_row();
+                    }
+                });
+            });
             ui.horizontal(|ui| {
                 ui.checkbox(&mut g.reference_speeds, "real pedestrians' speeds")
                     .on_hover_text("Walking speeds of the ETH/UCY reference; off: Weidmann's 1.34 ± 0.26 m/s");
@@ -176,12 +200,13 @@ impl LibraryPanel {
             let command = |add| Command::GeneratePatterns {
                 density: g.density,
                 flows: g.flows,
+                corners: g.corners,
                 reference_speeds: g.reference_speeds,
                 seed: g.seed,
                 add,
             };
-            let hint = "Straight lanes whose walkers cross at their own speed, clear of the obstacles; the patch tiles \
-                        with itself";
+            let hint = "Lanes whose walkers cross at their own speed, straight or round a corner, clear of the \
+                        obstacles; the patch tiles with itself";
             if there == 0 {
                 if ui.button("Generate the four sides").on_hover_text(hint).clicked() {
                     cx.commands.push(command(false));
