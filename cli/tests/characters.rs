@@ -87,6 +87,7 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
         // The figures the gate judged, within its limits.
         assert!(gate["step_length_min"]["value"].as_f64().unwrap() >= -0.19, "{name}");
         assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= 0.01, "{name}");
+        assert!(gate["planted_lift_max"]["value"].as_f64().unwrap() <= 0.025, "{name}");
         assert!(std::fs::metadata(tmp.path().join(&glb)).unwrap().len() > 10_000, "{name}");
     }
 }

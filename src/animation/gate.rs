@@ -8,6 +8,7 @@
 //! | metric | what | limit ([`GateLimits::default`]) |
 //! |---|---|---|
 //! | stance drift | per footstep, the largest horizontal distance of the planted foot's contact joint from where it was at the plant, until lift-off | p95 ≤ 1 cm, max ≤ 1 cm (what a player must show of every stance) |
+//! | planted lift | per footstep, the largest height of the planted foot's contact joint above its height at rest (the foot flat on the floor), from the end of the loading response ([`LOADING_RESPONSE`] after the plant) to mid-stance (half-way to the lift-off; the heel rises after it) | ≤ 2.5 cm (a transition between blends once lifted a planted foot 15 cm with the footprint held) |
 //! | root deviation | horizontal distance of the hips from the baked path (the body may leave the path a little round a sharp corner rather than crouch or let a planted foot slide; the maximum is reported) | p95 ≤ 5 cm |
 //! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
 //! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
@@ -49,6 +50,9 @@ pub struct GateLimits {
     pub step_length_min: f64,
     /// Largest move of a joint across a step event `[m]` (a pop).
     pub event_jump: f64,
+    /// Largest height of a planted foot's contact joint above its height
+    /// at rest `[m]`.
+    pub planted_lift: f64,
 }
 
 impl Default for GateLimits {
@@ -61,6 +65,7 @@ impl Default for GateLimits {
             joint_speed: 30.0,
             step_length_min: -0.2,
             event_jump: 0.001,
+            planted_lift: 0.025,
         }
     }
 }
@@ -124,6 +129,9 @@ pub struct GateReport {
     /// The largest move of a joint across a step event `[m]` (what: the
     /// joint and the event).
     pub event_jump_max: Worst,
+    /// The highest a planted foot's contact joint rose above its height at
+    /// rest `[m]` (what: the foot).
+    pub planted_lift_max: Worst,
     /// Limits broken (empty: the bake passes).
     pub violations: Vec<Violation>,
 }
@@ -141,6 +149,13 @@ fn worse(w: &mut Option<Worst>, value: f64, agent: usize, time: f64, what: impl 
         *w = Some(Worst { value, agent, time, what: what() });
     }
 }
+
+/// Time `[s]` after a plant (heel strike) before the planted lift is
+/// measured: the loading response, in which the foot comes down flat about
+/// the heel with the ball of the foot still up (up to 5.7 cm in the
+/// built-in walk); 10 % of a 1.1 s gait cycle (Perry & Burnfield, *Gait
+/// Analysis*, 2010, ch. 2).
+pub const LOADING_RESPONSE: f64 = 0.11;
 
 /// Froude number `v² / (g · leg)` above which legs of length `leg` run
 /// rather than walk (the walk–run transition of dynamic similarity:
@@ -238,6 +253,9 @@ fn check_agents<'a>(
     let mut speed_max = None;
     let mut step_min = None;
     let mut jump_max = None;
+    let mut lift_max = None;
+    let rest = character.skeleton.positions(&character.skeleton.rest_pose());
+    let rest_height = [rest[character.feet[0].contact].y, rest[character.feet[1].contact].y];
     for (a, (anim, tr)) in items {
         // Continuity across step events.
         for e in &tr.events {
@@ -265,6 +283,14 @@ fn check_agents<'a>(
                     continue;
                 }
                 let p = tr.feet[i][k];
+                // After the loading response (heel strike to foot flat,
+                // when the ball of the foot comes down about the heel), to
+                // mid-stance (after it the heel rises, and a foot joint
+                // that is a rig's contact joint with it).
+                if t >= fs.t + LOADING_RESPONSE && t <= (fs.t + fs.lift) / 2.0 {
+                    let up = p[2] - rest_height[k];
+                    worse(&mut lift_max, up, a, t, || format!("{} foot", fs.foot.name()), true);
+                }
                 let f0 = *first.get_or_insert(p);
                 let d = (p[0] - f0[0]).hypot(p[1] - f0[1]);
                 if d > d_max {
@@ -325,6 +351,7 @@ fn check_agents<'a>(
         joint_speed_max: speed_max.unwrap_or_default(),
         step_length_min: step_min.unwrap_or_default(),
         event_jump_max: jump_max.unwrap_or_default(),
+        planted_lift_max: lift_max.unwrap_or_default(),
         violations: Vec::new(),
     };
     report.violations = violations(&report, leg, speed_limit);
@@ -428,6 +455,20 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
             ),
         );
     }
+    if r.planted_lift_max.value > r.limits.planted_lift {
+        over(
+            "planted_lift_max",
+            r.planted_lift_max.value,
+            r.limits.planted_lift,
+            &r.planted_lift_max,
+            format!(
+                "the planted {} rises {:.1} cm off the floor while held in place (limit {:.1} cm)",
+                r.planted_lift_max.what,
+                100.0 * r.planted_lift_max.value,
+                100.0 * r.limits.planted_lift
+            ),
+        );
+    }
     if r.step_length_min.value < r.limits.step_length_min * leg {
         over(
             "step_length_min",
@@ -480,6 +521,12 @@ mod tests {
     /// The gate on one agent whose right foot, planted from 1 s to 1.6 s,
     /// drifts `drift` `[m]` along a straight path walked at `speed` `[m/s]`.
     fn gate_of_drift(drift: f64, speed: f64) -> GateReport {
+        gate_of_stance(drift, 0.0, speed)
+    }
+
+    /// A right foot planted from 1 s to 1.6 s that drifts `drift` `[m]` and
+    /// rises `lift` `[m]` above the floor meanwhile, on a path at `speed`.
+    fn gate_of_stance(drift: f64, lift: f64, speed: f64) -> GateReport {
         let c = builtin::character();
         let leg = c.leg_length();
         let hips = c.hip_joints();
@@ -489,7 +536,9 @@ mod tests {
             .iter()
             .map(|&t| {
                 let u = ((t - 1.0) / 0.6).clamp(0.0, 1.0);
-                [[at(t)[0], 0.1, 0.0], [1.0 + drift * u, -0.1, 0.0]]
+                let rest = c.skeleton.positions(&c.skeleton.rest_pose())[c.feet[1].contact].y;
+                let up = rest + lift * (std::f64::consts::PI * u).sin();
+                [[at(t)[0], 0.1, 0.0], [1.0 + drift * u, -0.1, up]]
             })
             .collect();
         let joints = times
@@ -533,6 +582,22 @@ mod tests {
         assert!(!v.message.contains("Froude"), "{}", v.message);
         // No drift, no violation.
         assert!(gate_of_drift(0.0, fast).violations.iter().all(|v| v.metric != "stance_drift_max"));
+    }
+
+    #[test]
+    fn a_planted_foot_lifted_off_the_floor_fails_the_gate_and_one_flat_passes() {
+        // Held in place horizontally, 6 cm up mid-stance: a foot marching
+        // on the spot, which the stance drift alone does not see.
+        let g = gate_of_stance(0.0, 0.06, 1.3);
+        let v = g.violations.iter().find(|v| v.metric == "planted_lift_max").expect("a lift violation");
+        assert!((v.value - 0.06).abs() < 1e-3, "{v:?}");
+        assert!(v.message.contains("right foot rises 6.0 cm"), "{}", v.message);
+        assert!((v.time - 1.3).abs() < 0.03, "{v:?}");
+        assert!(g.violations.iter().all(|v| v.metric != "stance_drift_max"));
+        // A heel strike's 1.8 cm passes.
+        let g = gate_of_stance(0.0, 0.018, 1.3);
+        assert!(g.passed(), "{:?}", g.violations);
+        assert!((g.planted_lift_max.value - 0.018).abs() < 1e-3);
     }
 
     #[test]

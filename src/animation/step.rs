@@ -163,16 +163,17 @@ impl Step<'_> {
     /// see. A foot's contact joint is held at the blend's height plus the
     /// offset's height at `u = 0` (so the pose is continuous with the
     /// previous step's end), that difference settling within
-    /// [`SETTLE_TIME`] or by the lift-off if sooner (a landing foot comes
+    /// [`SETTLE_TIME`] (or 90 % of a shorter step; a landing foot comes
     /// down flat); the stance foot
     /// all step long, the trailing foot until its lift-off and then fading
     /// as the offset does (continuous at both ends). O(leg depth).
     fn holds(&self, skeletal: &Skeletal, clean: &Pose, raw: &Pose, u: f64) -> [f64; 2] {
         let sk = &skeletal.character.skeleton;
         let fade = self.start_fade(u);
-        // Settled by the lift-off at the latest (a short step's too).
-        let span = (SETTLE_TIME / (self.t1 - self.t0).max(1e-9)).min(self.lift.min(0.9));
-        let settle = 1.0 - smoothstep(u / span.max(1e-9));
+        // Settled before the step's end (a short step's too), so that the
+        // next step starts from the blend's own heights.
+        let span = (SETTLE_TIME / (self.t1 - self.t0).max(1e-9)).min(0.9);
+        let settle = 1.0 - smoothstep(u / span);
         let mut out = [0.0; 2];
         for foot in [self.stance, self.stance.other()] {
             let c = skeletal.legs.leg(foot).contact;
