@@ -67,7 +67,10 @@ fn the_character_window_uses_a_file_refuses_one_that_cannot_walk_and_its_choice_
     // The built-in character: loaded, described as `character inspect`
     // describes it, kept in the settings.
     h.get_by_label("Built-in").click();
-    h.run();
+    // The new character starts a bake (running in the background, its
+    // progress bar repainting): let it finish.
+    h.run_steps(3);
+    h.state_mut().wait_for_bake();
     h.run();
     let c = h.state().baker.character.as_ref().expect("a character");
     assert_eq!(c.name, "builtin");
