@@ -381,14 +381,27 @@ impl Lane {
     }
 
     /// Whether this lane's points keep `width` `[m]` from `other`'s on
-    /// every side, and its legs `width` from `other`'s parallel legs.
-    /// O(1).
+    /// every side (√2·`width` where either crosses the side at 45°: a
+    /// walker crossing slanted closes on its neighbour by half its way
+    /// along the side, and `validate`'s separability check follows each
+    /// 0.3 m beyond the seam), and its legs `width` from `other`'s
+    /// parallel legs. O(1).
     fn apart(&self, other: &Lane, l: f64, pi: f64, width: f64) -> bool {
         let (mine, theirs) = (self.legs(l, pi), other.legs(l, pi));
-        let points = |legs: &[Leg]| legs.iter().flat_map(|g| [(g.from, g.s_in), (g.to, g.s_out)]).collect::<Vec<_>>();
-        let on_sides = points(&mine)
-            .iter()
-            .all(|&(side, s)| points(&theirs).iter().all(|&(o, t)| o != side || (s - t).abs() >= width - 1e-9));
+        let points = |legs: &[Leg]| {
+            legs.iter()
+                .flat_map(|g| {
+                    let slanted = g.direction.x.abs() > 1e-9 && g.direction.y.abs() > 1e-9;
+                    [(g.from, g.s_in, slanted), (g.to, g.s_out, slanted)]
+                })
+                .collect::<Vec<_>>()
+        };
+        let on_sides = points(&mine).iter().all(|&(side, s, a)| {
+            points(&theirs).iter().all(|&(o, t, b)| {
+                let gap = if a || b { std::f64::consts::SQRT_2 * width } else { width };
+                o != side || (s - t).abs() >= gap - 1e-9
+            })
+        });
         let parallel = mine.iter().all(|g| {
             theirs.iter().all(|h| {
                 let cross = |a: Vec2, b: Vec2| a.x * b.y - a.y * b.x;
@@ -1077,6 +1090,22 @@ mod tests {
             let floor = crate::realism::floor_speeds(&agents);
             let close = floor.iter().zip(&agents).filter(|(f, a)| (*f / a.preferred_speed - 1.0).abs() < 0.05).count();
             assert!(close * 10 >= floor.len() * 8, "seed {seed}: {close} of {} walk at their own speed", floor.len());
+        }
+    }
+
+    #[test]
+    fn a_corner_leg_beside_a_straight_lane_is_separable_at_the_seam() {
+        // The editor's generator on a 16 m plaza, towards east and turning
+        // north-east: a 45° exit 0.8 m from a straight one closed to
+        // 0.51 m within 0.3 m of the seam (validate refused the document).
+        for seed in 0..24 {
+            let p = GenerateParams {
+                size: 16.0,
+                flows: vec![(Side::East, 1.0)],
+                corners: vec![(Diagonal::NorthEast, 1.0)],
+                ..corner_params(Vec::new(), false, 0.08, seed)
+            };
+            checked_patch(&lanes(&p).unwrap(), &p);
         }
     }
 
