@@ -8,23 +8,13 @@ use crowdpatch_editor::app::ViewMode;
 use crowdpatch_editor::edit::{self, PointId};
 use crowdpatch_editor::tools::{Selection, ToolKind};
 use crowdpatch_editor::{Command, EditorApp};
-use egui::{Key, Modifiers, Pos2, vec2};
+use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A harness around a fresh editor whose state (recent files, autosaves)
-/// lives in `home`.
-fn harness(home: &Path) -> Harness<'static, EditorApp> {
-    Harness::builder()
-        .with_size(vec2(1600.0, 1000.0))
-        .with_accessibility_check(false)
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), EditorApp::new(home.to_path_buf()))
-}
+mod common;
+use common::{harness, repo};
 
 /// A copy of the shipped patches and patterns in a temporary folder, so
 /// that saving never touches the repository.

@@ -9,21 +9,12 @@ use crowdpatch_editor::bake_job::{CharacterSettings, Playable};
 use crowdpatch_editor::tools::Selection;
 use crowdpatch_editor::views::scene3d::{instance_node, joint_globals};
 use crowdpatch_editor::{Command, EditorApp};
-use egui::vec2;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn harness(home: &Path) -> Harness<'static, EditorApp> {
-    Harness::builder()
-        .with_size(vec2(1600.0, 1000.0))
-        .with_accessibility_check(false)
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), EditorApp::new(home.to_path_buf()))
-}
+mod common;
+use common::{harness, repo};
 
 /// An editor on the shipped `figure7` (read, never written), baked with
 /// the built-in character.

@@ -371,6 +371,16 @@ impl GroupReference {
     pub fn scene(&self, name: &str) -> Option<&GroupScene> {
         self.scenes.iter().find(|s| s.name == name)
     }
+
+    /// The least and largest of figure `f` over the scenes that have it
+    /// (`None` when none does): the range a bake's figure is shown
+    /// against. O(scenes).
+    pub fn range(&self, f: impl Fn(&GroupStats) -> Option<f64>) -> Option<(f64, f64)> {
+        self.scenes.iter().filter_map(|s| f(&s.stats)).fold(None, |r, x| match r {
+            None => Some((x, x)),
+            Some((lo, hi)) => Some((f64::min(lo, x), f64::max(hi, x))),
+        })
+    }
 }
 
 /// The group reference of scene folders (each holding `obsmat.txt` and

@@ -157,22 +157,8 @@ impl BakePanel {
         let mut open = true;
         egui::Window::new("Character").open(&mut open).default_width(620.0).show(ctx, |ui| {
             egui::Grid::new("character form").num_columns(2).show(ui, |ui| {
-                let l = ui.label("Character file");
-                ui.add(
-                    egui::TextEdit::singleline(&mut self.character_file)
-                        .hint_text("empty: the built-in character")
-                        .desired_width(380.0),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Joint map");
-                ui.add(
-                    egui::TextEdit::singleline(&mut self.joint_map)
-                        .hint_text("optional .json naming its humanoid joints")
-                        .desired_width(380.0),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
+                path_row(ui, "Character file", &mut self.character_file, "empty: the built-in character");
+                path_row(ui, "Joint map", &mut self.joint_map, "optional .json naming its humanoid joints");
                 let l = ui.label("Animation source");
                 if self.source.is_empty() {
                     self.source = "auto".into();
@@ -189,18 +175,8 @@ impl BakePanel {
                     .labelled_by(l.id);
                 ui.end_row();
                 if self.source == "file" {
-                    let l = ui.label("Source file");
-                    ui.add(
-                        egui::TextEdit::singleline(&mut self.source_file)
-                            .hint_text("a walk on another rig (.glb, .gltf, .bvh)")
-                            .desired_width(380.0),
-                    )
-                    .labelled_by(l.id);
-                    ui.end_row();
-                    let l = ui.label("Source joint map");
-                    ui.add(egui::TextEdit::singleline(&mut self.source_joint_map).desired_width(380.0))
-                        .labelled_by(l.id);
-                    ui.end_row();
+                    path_row(ui, "Source file", &mut self.source_file, "a walk on another rig (.glb, .gltf, .bvh)");
+                    path_row(ui, "Source joint map", &mut self.source_joint_map, "");
                 }
             });
             let settings = self.settings();
@@ -234,4 +210,11 @@ impl BakePanel {
         });
         self.character_window &= open;
     }
+}
+
+/// A labelled row of the character form: a file path typed in `text`.
+fn path_row(ui: &mut Ui, label: &str, text: &mut String, hint: &str) {
+    let l = ui.label(label);
+    ui.add(egui::TextEdit::singleline(text).hint_text(hint).desired_width(380.0)).labelled_by(l.id);
+    ui.end_row();
 }

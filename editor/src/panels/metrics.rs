@@ -153,11 +153,9 @@ fn realism(ui: &mut Ui, r: &BakeResult) {
         );
         // Walking groups against the range over the ETH/UCY scenes with
         // group annotations (data/groups.json).
-        let scenes = &crowdpatch::realism::groups::GroupReference::shipped_ref().scenes;
+        let reference = crowdpatch::realism::groups::GroupReference::shipped_ref();
         let range = |f: &dyn Fn(&crowdpatch::figures::GroupStats) -> Option<f64>, k: f64, unit: &str| {
-            let v: Vec<f64> = scenes.iter().filter_map(|s| f(&s.stats)).map(|x| x * k).collect();
-            let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
-            if v.is_empty() { String::new() } else { format!("{lo:.0}–{hi:.0}{unit}") }
+            reference.range(f).map_or(String::new(), |(lo, hi)| format!("{:.0}–{:.0}{unit}", lo * k, hi * k))
         };
         let ours = |x: Option<f64>, k: f64, unit: &str| x.map_or("—".to_owned(), |x| format!("{:.0}{unit}", x * k));
         let g = &m.groups;

@@ -197,9 +197,8 @@ pub fn realism_chart(bake: &Bake) -> LineChart {
     let m = bake.metrics.realism.clone().unwrap_or_default();
     // Walkers in groups against the range over the ETH/UCY scenes with
     // group annotations (data/groups.json).
-    let shares: Vec<f64> =
-        realism::groups::GroupReference::shipped_ref().scenes.iter().map(|s| 100.0 * s.stats.share_in_groups).collect();
-    let (lo, hi) = shares.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    let (lo, hi) =
+        realism::groups::GroupReference::shipped_ref().range(|s| Some(100.0 * s.share_in_groups)).unwrap_or_default();
     LineChart {
         title: format!(
             "{}: like real pedestrians (in brackets)? speed KS {:.2}; medians: speed {:.2} m/s ({:.2}, floor {:.2}), \
