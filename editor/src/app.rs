@@ -413,8 +413,8 @@ impl EditorApp {
     /// longer loads: the status bar says why).
     pub fn restore_walkers(&mut self) {
         match CharacterSettings::load(&self.autosaver.dir) {
-            Some(None) => self.baker.character = None,
-            Some(Some(s)) => {
+            Ok(Some(None)) => self.baker.character = None,
+            Ok(Some(Some(s))) => {
                 if !self.set_character(&s) {
                     let why = self.baker.character_refusal.clone().unwrap_or_default();
                     self.set_character(&CharacterSettings::default());
@@ -423,8 +423,15 @@ impl EditorApp {
                     ));
                 }
             }
-            None => {
+            Ok(None) => {
                 self.set_character(&CharacterSettings::default());
+            }
+            Err(e) => {
+                // The file is left as it is (nothing saved over it until
+                // the user chooses again).
+                let speed = self.doc().header().comfort_speed;
+                self.baker.character = CharacterChoice::load(&CharacterSettings::default(), speed).ok();
+                self.fail(format!("the walkers' setting cannot be read ({e}); the built-in character is used"));
             }
         }
     }

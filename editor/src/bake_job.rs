@@ -329,11 +329,19 @@ pub fn settings_path(state_dir: &Path) -> PathBuf {
 
 impl CharacterSettings {
     /// The walkers' setting saved in `state_dir`: `Some(None)` capsules,
-    /// `Some(Some(s))` a character, `None` nothing saved (or a file that
-    /// does not read; the default then applies).
-    pub fn load(state_dir: &Path) -> Option<Option<CharacterSettings>> {
-        let text = std::fs::read_to_string(settings_path(state_dir)).ok()?;
-        serde_json::from_str(&text).ok()
+    /// `Some(Some(s))` a character, `None` nothing saved.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read or is not such a setting, in a
+    /// sentence naming it (the caller keeps the default and says so).
+    pub fn load(state_dir: &Path) -> Result<Option<Option<CharacterSettings>>, String> {
+        let path = settings_path(state_dir);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// Saves the walkers' setting (`None`: capsules) in `state_dir`,

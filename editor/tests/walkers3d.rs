@@ -53,7 +53,7 @@ fn the_character_window_uses_a_file_refuses_one_that_cannot_walk_and_its_choice_
     assert!(refusal.contains("not-a-character.glb"), "{refusal}");
     assert!(h.query_by_label_contains("Cannot walk:").is_some(), "the window says why");
     assert!(h.state().baker.character.is_none(), "the choice before is kept");
-    assert!(CharacterSettings::load(home.path()).is_none(), "nothing kept for a refused choice");
+    assert_eq!(CharacterSettings::load(home.path()), Ok(None), "nothing kept for a refused choice");
 
     // The built-in character: loaded, described as `character inspect`
     // describes it, kept in the settings.
@@ -67,7 +67,7 @@ fn the_character_window_uses_a_file_refuses_one_that_cannot_walk_and_its_choice_
     assert_eq!(c.name, "builtin");
     assert!(c.description.contains("humanoid mapping"), "{}", c.description);
     assert!(h.state().baker.character_refusal.is_none());
-    assert_eq!(CharacterSettings::load(home.path()), Some(Some(CharacterSettings::default())));
+    assert_eq!(CharacterSettings::load(home.path()), Ok(Some(Some(CharacterSettings::default()))));
 
     // A new editor with the same settings bakes as the same character;
     // capsules are kept too.
@@ -75,10 +75,20 @@ fn the_character_window_uses_a_file_refuses_one_that_cannot_walk_and_its_choice_
     again.restore_walkers();
     assert_eq!(again.baker.character.as_ref().map(|c| c.name.as_str()), Some("builtin"));
     again.set_capsules();
-    assert_eq!(CharacterSettings::load(home.path()), Some(None));
+    assert_eq!(CharacterSettings::load(home.path()), Ok(Some(None)));
     let mut third = EditorApp::new(home.path().to_path_buf());
     third.restore_walkers();
     assert!(third.baker.character.is_none());
+    // A damaged settings file: named in the status bar, the built-in
+    // character used, the file left as it was.
+    let file = home.path().join("character.json");
+    std::fs::write(&file, "{\"file\": 7").unwrap();
+    let mut fourth = EditorApp::new(home.path().to_path_buf());
+    fourth.restore_walkers();
+    assert_eq!(fourth.baker.character.as_ref().map(|c| c.name.as_str()), Some("builtin"));
+    let (message, error) = fourth.message.clone().expect("a message");
+    assert!(error && message.contains("character.json"), "{message}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"file\": 7");
 }
 
 #[test]
