@@ -333,6 +333,71 @@ fn compressed_tiles_play_as_the_plain_ones_within_the_bounds() {
     assert!(max <= 2.0 * tol.position + 2e-5 && p95 < 1e-4, "max {max} m, p95 {p95} m");
 }
 
+/// The runtime reads back the character a tile was baked with (what a game
+/// draws every walker with): the same joints, parents and inverse bind
+/// matrices, rest transforms recomputed from those matrices equal to the
+/// baked rest pose, and the same mesh, plain and compressed alike; a capsule
+/// tile has none.
+#[test]
+fn tiles_give_back_the_character_they_were_baked_with() {
+    let baked = skeletal_bake("figure7", builtin::character());
+    let want = &baked.skeletal.as_ref().unwrap().character;
+    let options = GlbOptions { compression: Compression::Meshopt, ..GlbOptions::default() };
+    for glb in [write_glb(&baked, None, &GlbOptions::default()).unwrap(), write_glb(&baked, None, &options).unwrap()] {
+        let tile = Tile::from_glb(&glb).unwrap();
+        let got = tile.character().expect("a skeletal tile has its character");
+        assert_eq!((got.name.as_str(), got.joints.len()), (want.name.as_str(), want.joints.len()));
+        assert_eq!(
+            (got.left_foot, got.right_foot, got.hips, got.hip_joints),
+            (want.left_foot, want.right_foot, want.hips, want.hip_joints)
+        );
+        for (g, w) in got.joints.iter().zip(&want.joints) {
+            assert_eq!((&g.name, g.parent), (&w.name, w.parent));
+            for k in 0..16 {
+                assert!((g.inverse_bind[k] - w.inverse_bind[k]).abs() < 1e-6, "{}: inverse bind [{k}]", g.name);
+            }
+            // The rest pose from the matrices (f32 in the file).
+            let (tg, tw) = (trs(g.translation, g.rotation, g.scale), trs(w.translation, w.rotation, w.scale));
+            assert!((tg - tw).abs().max() < 1e-5, "{}: rest {tg} against {tw}", g.name);
+        }
+        assert_eq!(got.primitives.len(), want.primitives.len());
+        for (g, w) in got.primitives.iter().zip(&want.primitives) {
+            assert_eq!((&g.material, &g.indices, &g.joints), (&w.material, &w.indices, &w.joints));
+            assert_eq!((g.positions.len(), g.colour), (w.positions.len(), w.colour));
+            let far = g
+                .positions
+                .iter()
+                .zip(&w.positions)
+                .map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f32::max))
+                .fold(0.0, f32::max);
+            let weights = g
+                .weights
+                .iter()
+                .zip(&w.weights)
+                .map(|(a, b)| (0..4).map(|k| (a[k] - b[k]).abs()).fold(0.0, f32::max))
+                .fold(0.0, f32::max);
+            assert!(far < 1e-6 && weights < 1e-2, "positions {far}, weights {weights}");
+        }
+        // Skin joint k is row skin_rows[k] of every instance's joint clip.
+        assert_eq!(tile.skin_rows().len(), got.joints.len());
+        for i in 0..tile.instance_count() {
+            let clip = tile.joint_clip(i).unwrap();
+            for (k, &row) in tile.skin_rows().iter().enumerate() {
+                assert_eq!(
+                    clip.joints[row as usize].name.as_deref(),
+                    Some(got.joints[k].name.as_str()),
+                    "instance {i}"
+                );
+            }
+        }
+    }
+    let capsules = load_patch(&repo().join("patches/figure7.patch.json")).unwrap();
+    let capsules = bake_with(&capsules, &BakeOptions::default(), &mut Silent).unwrap().baked();
+    assert!(
+        Tile::from_glb(&write_glb(&capsules, None, &GlbOptions::default()).unwrap()).unwrap().character().is_none()
+    );
+}
+
 /// Needs `npm ci` in tools/gltf-validator (CI runs it); skipped otherwise.
 fn validate(glb: &[u8], name: &str) {
     let tool = repo().join("tools/gltf-validator");

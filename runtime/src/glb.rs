@@ -8,6 +8,8 @@
 //! hold, so that a corrupt or hostile file yields a [`LoadError`] and never a
 //! panic or an out-of-memory abort.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 
 use crate::error::LoadError;
@@ -26,6 +28,7 @@ const BYTE: u32 = 5120;
 const UNSIGNED_BYTE: u32 = 5121;
 const SHORT: u32 = 5122;
 const UNSIGNED_SHORT: u32 = 5123;
+const UNSIGNED_INT: u32 = 5125;
 
 /// The two chunks of a GLB.
 pub(crate) struct Container<'a> {
@@ -97,6 +100,52 @@ pub(crate) struct Root {
     pub buffers: Vec<Buffer>,
     #[serde(default)]
     pub animations: Vec<Animation>,
+    #[serde(default)]
+    pub meshes: Vec<Mesh>,
+    #[serde(default)]
+    pub skins: Vec<Skin>,
+    #[serde(default)]
+    pub materials: Vec<Material>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Mesh {
+    #[serde(default)]
+    pub primitives: Vec<Primitive>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Primitive {
+    #[serde(default)]
+    pub attributes: HashMap<String, usize>,
+    #[serde(default)]
+    pub indices: Option<usize>,
+    #[serde(default)]
+    pub material: Option<usize>,
+    #[serde(default)]
+    pub mode: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Skin {
+    #[serde(default, rename = "inverseBindMatrices")]
+    pub inverse_bind_matrices: Option<usize>,
+    #[serde(default)]
+    pub joints: Vec<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Material {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, rename = "pbrMetallicRoughness")]
+    pub pbr: Option<Pbr>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Pbr {
+    #[serde(default, rename = "baseColorFactor")]
+    pub base_colour: Option<[f32; 4]>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -117,6 +166,10 @@ pub(crate) struct Node {
     pub rotation: Option<[f64; 4]>,
     #[serde(default)]
     pub scale: Option<[f64; 3]>,
+    #[serde(default)]
+    pub mesh: Option<usize>,
+    #[serde(default)]
+    pub skin: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -388,19 +441,28 @@ fn component(component_type: u32, normalized: bool) -> Option<(usize, ReadCompon
     })
 }
 
-/// Reads accessor `index` as `f32` elements of type `ty` (`"SCALAR"`,
-/// `"VEC3"`, …), flattened, checking every bound and that every value is
-/// finite. FLOAT components are read as they are; BYTE, UNSIGNED_BYTE,
-/// SHORT and UNSIGNED_SHORT ones (quantised data, `KHR_mesh_quantization`)
-/// as their values, or mapped to [−1, 1] / [0, 1] when `normalized`. A view
-/// compressed with `EXT_meshopt_compression` is read from its decoded bytes
-/// ([`Data`]).
-///
-/// # Errors
-/// An out-of-range index, a type other than expected, an unknown component
-/// type, a sparse accessor, data outside its buffer view or the binary
-/// chunk, an external buffer, a non-finite value.
-pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Result<Vec<f32>, LoadError> {
+/// Where the elements of one accessor lie: bytes, first element, count,
+/// stride, component size and width (components per element).
+struct Layout<'b> {
+    bytes: &'b [u8],
+    base: usize,
+    count: usize,
+    stride: usize,
+    size: usize,
+    width: usize,
+    path: String,
+}
+
+/// Checks accessor `index` of type `ty` whose component type `accept`
+/// takes, and gives its elements' layout and the conversion `accept` chose.
+fn layout<'b, T>(
+    root: &Root,
+    data: &'b Data<'_>,
+    index: usize,
+    ty: &str,
+    accept: impl Fn(u32, bool) -> Option<(usize, T)>,
+    read: &str,
+) -> Result<Option<(Layout<'b>, T)>, LoadError> {
     let path = format!("accessors[{index}]");
     let a = root.accessors.get(index).ok_or_else(|| {
         LoadError::gltf(&path, format!("does not exist (the file has {} accessors)", root.accessors.len()))
@@ -408,11 +470,11 @@ pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Re
     if a.ty != ty {
         return Err(LoadError::gltf(&path, format!("has type {}, expected {ty}", a.ty)));
     }
-    let Some((size, convert)) = component(a.component_type, a.normalized) else {
+    let Some((size, convert)) = accept(a.component_type, a.normalized) else {
         return Err(LoadError::gltf(
             &path,
             format!(
-                "has component type {}{}; FLOAT ({FLOAT}), BYTE, UNSIGNED_BYTE, SHORT and UNSIGNED_SHORT are read",
+                "has component type {}{}; {read} are read",
                 a.component_type,
                 if a.normalized { " (normalized)" } else { "" }
             ),
@@ -423,7 +485,7 @@ pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Re
     }
     let width = components(ty).unwrap_or(1);
     if a.count == 0 {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let Some(view_index) = a.buffer_view else {
         return Err(LoadError::gltf(&path, "has no bufferView"));
@@ -471,18 +533,70 @@ pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Re
     }
     // In bounds of the data, so every conversion below fits in usize.
     let base = (view_offset + a.byte_offset) as usize;
-    let (count, stride) = (a.count as usize, stride as usize);
-    let mut out = Vec::with_capacity(count * width);
-    for e in 0..count {
-        let at = base + e * stride;
-        for c in 0..width {
-            let o = at + size * c;
-            let v = convert(&bytes[o..o + size], a.normalized);
+    Ok(Some((Layout { bytes, base, count: a.count as usize, stride: stride as usize, size, width, path }, convert)))
+}
+
+/// Reads accessor `index` as `f32` elements of type `ty` (`"SCALAR"`,
+/// `"VEC3"`, …), flattened, checking every bound and that every value is
+/// finite. FLOAT components are read as they are; BYTE, UNSIGNED_BYTE,
+/// SHORT and UNSIGNED_SHORT ones (quantised data, `KHR_mesh_quantization`)
+/// as their values, or mapped to [−1, 1] / [0, 1] when `normalized`. A view
+/// compressed with `EXT_meshopt_compression` is read from its decoded bytes
+/// ([`Data`]).
+///
+/// # Errors
+/// An out-of-range index, a type other than expected, an unknown component
+/// type, a sparse accessor, data outside its buffer view or the binary
+/// chunk, an external buffer, a non-finite value.
+pub(crate) fn floats(root: &Root, data: &Data<'_>, index: usize, ty: &str) -> Result<Vec<f32>, LoadError> {
+    let read = "FLOAT (5126), BYTE, UNSIGNED_BYTE, SHORT and UNSIGNED_SHORT";
+    let Some((l, convert)) = layout(root, data, index, ty, component, read)? else {
+        return Ok(Vec::new());
+    };
+    let normalized = root.accessors[index].normalized;
+    let mut out = Vec::with_capacity(l.count * l.width);
+    for e in 0..l.count {
+        let at = l.base + e * l.stride;
+        for c in 0..l.width {
+            let o = at + l.size * c;
+            let v = convert(&l.bytes[o..o + l.size], normalized);
             if !v.is_finite() {
-                return Err(LoadError::gltf(&path, format!("element {e} holds the non-finite value {v}")));
+                return Err(LoadError::gltf(&l.path, format!("element {e} holds the non-finite value {v}")));
             }
             out.push(v);
         }
+    }
+    Ok(out)
+}
+
+/// Reads accessor `index`, a SCALAR of UNSIGNED_BYTE, UNSIGNED_SHORT or
+/// UNSIGNED_INT (vertex indices), each value below `bound`.
+///
+/// # Errors
+/// As [`floats`], and a value at or above `bound` (an index past the
+/// vertices).
+pub(crate) fn indices(root: &Root, data: &Data<'_>, index: usize, bound: u32) -> Result<Vec<u32>, LoadError> {
+    type ReadIndex = fn(&[u8]) -> u32;
+    let accept = |component_type: u32, normalized: bool| -> Option<(usize, ReadIndex)> {
+        Some(match (component_type, normalized) {
+            (UNSIGNED_BYTE, false) => (1, |b| u32::from(b[0])),
+            (UNSIGNED_SHORT, false) => (2, |b| u32::from(u16::from_le_bytes([b[0], b[1]]))),
+            (UNSIGNED_INT, false) => (4, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => return None,
+        })
+    };
+    let read = "UNSIGNED_BYTE, UNSIGNED_SHORT and UNSIGNED_INT (5125)";
+    let Some((l, convert)) = layout(root, data, index, "SCALAR", accept, read)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(l.count);
+    for e in 0..l.count {
+        let at = l.base + e * l.stride;
+        let v = convert(&l.bytes[at..at + l.size]);
+        if v >= bound {
+            return Err(LoadError::gltf(&l.path, format!("element {e} is {v}, past the {bound} vertices")));
+        }
+        out.push(v);
     }
     Ok(out)
 }

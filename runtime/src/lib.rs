@@ -7,6 +7,7 @@
 //! | what | where |
 //! |---|---|
 //! | load a baked GLB (bytes or path) into a compact playback form | [`Tile::from_glb`], [`Tile::load`] |
+//! | the character a skeletal tile was baked with: skinned mesh, skin, inverse bind matrices | [`Tile::character`] |
 //! | sample agent poses at any time, placed with an offset and a quarter turn | [`Tile::sample`], [`Poses`], [`Placement`] |
 //! | sample many placed tiles at once (each distinct tile evaluated once) | [`CrowdSampler`] |
 //! | a grid of tiles and its compatibility check (mirror rule, L, π, velocities) | [`World`], [`World::check`] |
@@ -61,6 +62,8 @@ mod glb;
 pub mod joints;
 #[cfg(feature = "glb")]
 mod load;
+#[cfg(feature = "glb")]
+mod mesh;
 pub mod pose;
 pub mod sampler;
 pub mod seam;

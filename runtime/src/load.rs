@@ -10,6 +10,8 @@
 //! - the node tree below each instance node: the channels that target its
 //!   descendants make the instance's [`JointClip`] (skeletal bakes put the
 //!   character's joints there);
+//! - a skeletal bake's character: its skinned mesh and skin
+//!   ([`Tile::character`], read by the `mesh` module);
 //! - optional `agents[i].footsteps`: `[{"t": …}, …]`, unwrapped foot-plant
 //!   times, from which the gait phase is derived
 //!   ([`PhaseSource::Footsteps`](crate::PhaseSource::Footsteps)).
@@ -68,7 +70,14 @@ impl Tile {
         let footsteps = footsteps(&extras_value, extras.agents.len())?;
         let data = glb::Data::new(&root, c.bin)?;
         let tracks = tracks(&root, &data, &extras)?;
-        Ok(Tile::build(extras, tracks, footsteps))
+        let character = crate::mesh::character(&root, &data, &extras)?;
+        let rows = match character {
+            Some(_) => crate::mesh::skin_rows(&root, &tracks.iter().map(|t| t.clip.as_ref()).collect::<Vec<_>>())?,
+            None => Vec::new(),
+        };
+        let mut tile = Tile::build(extras, tracks, footsteps);
+        tile.set_character(character, rows);
+        Ok(tile)
     }
 
     /// Loads a baked GLB file.

@@ -438,6 +438,13 @@ impl<L: Layout> Streamer<L> {
         self.loaded.get(&tile).map(|t| &**t)
     }
 
+    /// The loaded tile `tile`, shared: a caller that samples it across
+    /// frames keeps it alive even after the streamer unloads it (its bytes
+    /// then no longer count against the budget).
+    pub fn shared_tile(&self, tile: usize) -> Option<Arc<Tile>> {
+        self.loaded.get(&tile).cloned()
+    }
+
     fn collect(&mut self, events: &mut Vec<StreamEvent>, wait: Option<Duration>) {
         let deadline = wait.map(|d| Instant::now() + d);
         loop {

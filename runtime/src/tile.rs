@@ -13,6 +13,8 @@
 
 use crate::format::{AgentExtras, BakedPatch, SceneExtras, wrap_angle};
 use crate::pose::{Placement, PosesMut};
+use crate::skeletal::Character;
+use std::sync::Arc;
 
 /// Length `[m]` of one gait cycle (two steps) used to derive the gait phase
 /// from the distance walked when the bake carries no footsteps: about two
@@ -226,6 +228,11 @@ pub struct Tile {
     /// All keys, instance after instance.
     keys: Vec<Key>,
     clips: Vec<JointClip>,
+    /// The skinned mesh and skin of a skeletal bake, shared by every
+    /// instance.
+    character: Option<Arc<Character>>,
+    /// Per joint of `character`: its row in the instances' joint clips.
+    skin_rows: Vec<u32>,
 }
 
 /// One root-motion key, with what interpolating up to it needs: 24 bytes,
@@ -455,6 +462,8 @@ impl Tile {
             keys: Vec::with_capacity(total_keys),
             clips: Vec::new(),
             extras,
+            character: None,
+            skin_rows: Vec::new(),
         };
         for (i, track) in tracks.iter_mut().enumerate() {
             tile.info.push(track.info.unwrap_or(InstanceInfo::single(0, 0, i)));
@@ -588,7 +597,9 @@ impl Tile {
                 .map(|a| sk.agents.get(a).map(|x| x.footsteps.iter().map(|f| f.t).collect()).unwrap_or_default())
                 .collect()
         });
-        Tile::build(extras, tracks, footsteps)
+        let mut tile = Tile::build(extras, tracks, footsteps);
+        tile.character = patch.skeletal.as_ref().map(|sk| Arc::new(sk.character.clone()));
+        tile
     }
 
     /// The baked record: name, size, period, radius, patterns (with
@@ -658,7 +669,7 @@ impl Tile {
     }
 
     /// Heap bytes held by the playback form (keys, per-instance data, joint
-    /// clips; not the extras record).
+    /// clips, the character's mesh and skin, about; not the extras record).
     pub fn memory_bytes(&self) -> usize {
         let per_key = std::mem::size_of::<Key>();
         let per_instance = std::mem::size_of::<InstanceInfo>() + 4 * 4;
@@ -670,7 +681,38 @@ impl Tile {
                     + c.channels.iter().map(|ch| (ch.times.len() + ch.values.len()) * 4 + 64).sum::<usize>()
             })
             .sum();
-        self.keys.len() * per_key + self.info.len() * per_instance + 4 + clips
+        let character = self.character.as_ref().map_or(0, |c| {
+            c.joints.len() * (std::mem::size_of::<crate::skeletal::CharacterJoint>() + 16)
+                + c.primitives.iter().map(|p| p.positions.len() * 64 + p.indices.len() * 4).sum::<usize>()
+        });
+        self.keys.len() * per_key + self.info.len() * per_instance + 4 + clips + character
+    }
+
+    /// The character of a skeletal bake: skeleton (joints in the order of
+    /// each instance's [`JointClip`] joints and of the
+    /// [`crate::JointSampler`]'s rows, parents, inverse bind matrices) and
+    /// the skinned mesh every instance shares; `None` for a capsule bake.
+    /// A game builds one mesh and one set of inverse bind matrices from it
+    /// and draws every instance with them (`Arc`: tiles baked with one
+    /// character may share it).
+    pub fn character(&self) -> Option<&Arc<Character>> {
+        self.character.as_ref()
+    }
+
+    /// Per joint `k` of [`Tile::character`] (the skin's order, which
+    /// the inverse bind matrices and the mesh's `JOINTS_0` follow): its row
+    /// in every instance's [`JointClip`] and [`crate::JointSampler`] row of
+    /// joints (those list the joints breadth first). Empty for a capsule
+    /// bake and for a tile built with [`Tile::from_baked`] (which has no
+    /// joint clips).
+    pub fn skin_rows(&self) -> &[u32] {
+        &self.skin_rows
+    }
+
+    #[cfg(feature = "glb")]
+    pub(crate) fn set_character(&mut self, character: Option<Character>, skin_rows: Vec<u32>) {
+        self.character = character.map(Arc::new);
+        self.skin_rows = skin_rows;
     }
 
     /// Play time `τ` `[s]` in `[0, π)` of time `t` `[s]` (any real).
