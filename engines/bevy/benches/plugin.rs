@@ -5,7 +5,7 @@
 //! A world of `dense` tiles (the shipped patch, baked skeletal with the
 //! built-in character) repeated over a grid, every cell shown, in a Bevy
 //! app with the ECS, transforms, cameras and visibility (frustum culling
-//! against one camera) but no renderer; one thread in Bevy's task pools.
+//! against one camera) but no renderer.
 //! Measured per frame, the clock stepping by 1/60 s:
 //! - `frame/direct/N`: a whole `App::update` with the plugin's default
 //!   joint writes (sampling, joint world transforms written to
@@ -20,13 +20,13 @@
 //! entities and the bytes per walker drawn (the plugin's buffers and the
 //! loaded tiles; see docs/bevy.md for the ECS's own share).
 //!
-//! `cargo bench -p crowdpatch-bevy --bench plugin`
+//! On one core: `taskset -c 0 cargo bench -p crowdpatch-bevy --bench plugin`
+//! (Bevy's task pools keep their threads, all on that core).
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -69,7 +69,7 @@ fn grid_world(dir: &Path, tile: &Tile, cells: usize) -> (std::path::PathBuf, usi
 fn app(world: &Path, cells: usize, side: usize, size: f64, mode: JointWrites) -> App {
     let mut app = App::new();
     app.add_plugins((
-        MinimalPlugins.set(TaskPoolPlugin { task_pool_options: TaskPoolOptions::with_num_threads(1) }),
+        MinimalPlugins,
         bevy::asset::AssetPlugin::default(),
         bevy::transform::TransformPlugin,
         bevy::mesh::MeshPlugin,
@@ -77,7 +77,7 @@ fn app(world: &Path, cells: usize, side: usize, size: f64, mode: JointWrites) ->
     ))
     .init_asset::<StandardMaterial>()
     .add_plugins(CrowdPatchPlugin {
-        stream: StreamOptions { radius: 1e6, memory_budget: 1 << 34, ..StreamOptions::default() },
+        stream: StreamOptions { radius: 2.0 * side as f64 * size, memory_budget: 1 << 34, ..StreamOptions::default() },
         joints: mode,
         scenery: false,
         ..CrowdPatchPlugin::new(world)
@@ -126,7 +126,7 @@ fn bench(c: &mut Criterion) {
     println!("dense: {} instances, {per_cell:.1} drawn on average, {} joints", tile.instance_count(), 21);
 
     let mut group = c.benchmark_group("frame");
-    group.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
     for n in SIZES {
         let cells = (n as f64 / per_cell).round().max(1.0) as usize;
         let (world, side) = grid_world(dir.path(), &tile, cells);

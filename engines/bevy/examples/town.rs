@@ -134,7 +134,7 @@ fn main() {
     App::new()
         .add_plugins(DefaultPlugins.set(WindowPlugin {
             primary_window: Some(Window {
-                title: format!("crowdpatch · {}", args.world.display()),
+                title: format!("crowdpatch  |  {}", args.world.display()),
                 resolution: (1280, 720).into(),
                 ..default()
             }),
@@ -253,21 +253,21 @@ fn overlay(
     **text = match &stats.world_error {
         Some(e) => format!("cannot play the world:\n{e}"),
         None => format!(
-            "walkers drawn {} of {} · cells {} · tiles loaded {}{}{}\nframe {:.1} ms · memory {:.1} MiB · t = {:.1} s{}",
+            "walkers drawn {} of {}  |  cells {}  |  tiles loaded {}{}{}\nframe {:.1} ms  |  memory {:.1} MiB  |  t = {:.1} s{}",
             stats.walkers_drawn,
             stats.walkers,
             stats.cells,
             stats.tiles_loaded,
             if stats.tiles_pending > 0 { format!(" (+{} loading)", stats.tiles_pending) } else { String::new() },
             if stats.tiles_failed > 0 {
-                format!(" · {} failed (see the log)", stats.tiles_failed)
+                format!("  |  {} failed (see the log)", stats.tiles_failed)
             } else {
                 String::new()
             },
             frames.mean_ms,
             stats.bytes as f64 / (1 << 20) as f64,
             clock.time,
-            if clock.paused { " · paused" } else { "" },
+            if clock.paused { "  |  paused" } else { "" },
         ),
     };
 }

@@ -13,14 +13,15 @@ use bevy::mesh::skinning::SkinnedMeshInverseBindposes;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
 use crowdpatch_runtime::format::Obstacle;
-use crowdpatch_runtime::skeletal::Character;
+use crowdpatch_runtime::skeletal::{Character, SkinnedPrimitive};
 
-/// What draws the walkers of one character: per primitive a mesh and a
-/// material, the skin's inverse bind matrices, and bounds around the
+/// What draws the walkers of one character: meshes and materials (the
+/// opaque primitives merged into one mesh with vertex colours, each
+/// translucent one apart), the skin's inverse bind matrices, and bounds around the
 /// walking body for culling.
 #[derive(Debug, Clone)]
 pub(crate) struct CharacterAssets {
-    /// Per primitive: mesh and material.
+    /// Meshes and their materials.
     pub primitives: Vec<(Handle<Mesh>, Handle<StandardMaterial>)>,
     /// Inverse bind matrices, in the skin's joint order.
     pub inverse_bindposes: Handle<SkinnedMeshInverseBindposes>,
@@ -40,24 +41,34 @@ pub(crate) fn character_assets(
 ) -> CharacterAssets {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    let mut primitives = Vec::with_capacity(character.primitives.len());
     let mut vertices = 0;
+    // Opaque primitives merge into one mesh whose vertices carry their
+    // primitive's base colour (one mesh entity and one draw per walker
+    // instead of one per material); translucent ones keep their own.
+    let mut opaque = SkinnedPrimitive::default();
+    let mut colours: Vec<[f32; 4]> = Vec::new();
+    let mut primitives = Vec::new();
     for p in &character.primitives {
         for v in &p.positions {
             lo = lo.min(Vec3::from_array(*v));
             hi = hi.max(Vec3::from_array(*v));
         }
         vertices += p.positions.len();
-        let mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::RENDER_WORLD)
-            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, p.positions.clone())
-            .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, p.normals.clone())
-            .with_inserted_attribute(Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(p.joints.clone()))
-            .with_inserted_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, p.weights.clone())
-            .with_inserted_indices(Indices::U32(p.indices.clone()));
-        let [r, g, b, a] = p.colour;
-        let material =
-            StandardMaterial { base_color: Color::linear_rgba(r, g, b, a), perceptual_roughness: 0.8, ..default() };
-        primitives.push((meshes.add(mesh), materials.add(material)));
+        if p.colour[3] >= 1.0 {
+            let base = opaque.positions.len() as u32;
+            opaque.positions.extend_from_slice(&p.positions);
+            opaque.normals.extend_from_slice(&p.normals);
+            opaque.joints.extend_from_slice(&p.joints);
+            opaque.weights.extend_from_slice(&p.weights);
+            opaque.indices.extend(p.indices.iter().map(|i| i + base));
+            colours.extend(std::iter::repeat_n(p.colour, p.positions.len()));
+        } else {
+            let colour = vec![[1.0; 4]; p.positions.len()];
+            primitives.push((meshes.add(skinned_mesh(p, colour)), materials.add(material(p.colour))));
+        }
+    }
+    if !opaque.positions.is_empty() {
+        primitives.insert(0, (meshes.add(skinned_mesh(&opaque, colours)), materials.add(material([1.0; 4]))));
     }
     let matrices: Vec<Mat4> =
         character.joints.iter().map(|j| Mat4::from_cols_array(&j.inverse_bind.map(|x| x as f32))).collect();
@@ -70,6 +81,27 @@ pub(crate) fn character_assets(
         inverse_bindposes: bindposes.add(SkinnedMeshInverseBindposes::from(matrices)),
         aabb: Aabb::from_min_max(lo - grow, hi + grow),
         vertices,
+    }
+}
+
+/// A skinned triangle mesh of `p` with per-vertex colours.
+fn skinned_mesh(p: &SkinnedPrimitive, colours: Vec<[f32; 4]>) -> Mesh {
+    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::RENDER_WORLD)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, p.positions.clone())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, p.normals.clone())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colours)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(p.joints.clone()))
+        .with_inserted_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, p.weights.clone())
+        .with_inserted_indices(Indices::U32(p.indices.clone()))
+}
+
+/// A material of linear base colour `c` (multiplied by the vertex colours).
+fn material(c: [f32; 4]) -> StandardMaterial {
+    StandardMaterial {
+        base_color: Color::linear_rgba(c[0], c[1], c[2], c[3]),
+        alpha_mode: if c[3] < 1.0 { AlphaMode::Blend } else { AlphaMode::Opaque },
+        perceptual_roughness: 0.8,
+        ..default()
     }
 }
 

@@ -33,10 +33,11 @@
 //! ## What runs when
 //! - `PreUpdate`: the [`CrowdClock`] advances by the frame's time, scaled,
 //!   unless paused.
-//! - `Update`: the world file is read and parsed on the I/O task pool (never
-//!   on the frame); the [`Streamer`] is told the focus (when it moved more
+//! - `Update`: the world file is read and parsed on a thread (never on the
+//!   frame); the [`Streamer`] is told the focus (when it moved more
 //!   than a metre, every 0.2 s, or while loads are pending); its events
-//!   spawn and despawn cells. Tiles load on Bevy's async compute pool.
+//!   spawn and despawn cells. Tiles load on Bevy's async compute pool (on a
+//!   loader thread of the runtime's when that pool has no thread).
 //! - `PostUpdate`: every shown cell's walkers are sampled at the clock's time
 //!   and written: with [`JointWrites::Direct`] (the default) the joints' world
 //!   transforms are composed here and written to their `GlobalTransform`s
@@ -58,12 +59,13 @@ mod pose;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 
 use bevy::camera::visibility::{NoAutoAabb, VisibilitySystems};
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, IoTaskPool, Task, block_on, poll_once};
+use bevy::tasks::AsyncComputeTaskPool;
 use bevy::transform::TransformSystems;
 use crowdpatch_runtime::error::WorldError;
 use crowdpatch_runtime::skeletal::Character;
@@ -213,7 +215,7 @@ pub struct CrowdCell {
 
 /// The world file, being read on the I/O pool, or read.
 enum Source {
-    Reading(Task<Result<WorldFile, WorldError>>),
+    Reading(Receiver<Result<WorldFile, WorldError>>),
     Playing(Box<Streamer<World>>),
     Failed,
 }
@@ -301,12 +303,23 @@ impl Plugin for CrowdPatchPlugin {
     }
 }
 
-/// Starts reading the world file on the I/O task pool.
+/// Starts reading the world file on a thread of its own (once: a small
+/// file, but never on the frame, and whatever threads the app's task pools
+/// have).
 fn read_world(crowd: ResMut<Crowd>) {
     let crowd = crowd.into_inner();
     let path = crowd.world_path.clone();
-    let task = IoTaskPool::get().spawn(async move { WorldFile::load(&path) });
-    *crowd.source.get_mut().unwrap_or_else(|e| e.into_inner()) = Source::Reading(task);
+    let (send, receive) = channel();
+    let reader = std::thread::Builder::new().name("crowdpatch world".into()).spawn(move || {
+        let _ = send.send(WorldFile::load(&path));
+    });
+    *crowd.source.get_mut().unwrap_or_else(|e| e.into_inner()) = match reader {
+        Ok(_) => Source::Reading(receive),
+        Err(e) => {
+            error!("crowdpatch: cannot start reading {}: {e}", crowd.world_path.display());
+            Source::Failed
+        }
+    };
 }
 
 /// The ground square's mesh and material and the obstacles' material.
@@ -370,14 +383,29 @@ fn stream(
 ) {
     let crowd = crowd.into_inner();
     let source = crowd.source.get_mut().unwrap_or_else(|e| e.into_inner());
-    if let Source::Reading(task) = source {
-        let Some(result) = block_on(poll_once(task)) else { return };
+    if let Source::Reading(receive) = source {
+        let result = match receive.try_recv() {
+            Ok(r) => r,
+            Err(TryRecvError::Empty) => return,
+            Err(TryRecvError::Disconnected) => Err(WorldError::Io {
+                file: crowd.world_path.display().to_string(),
+                reason: "the reading thread stopped".into(),
+            }),
+        };
         *source = match result {
             Ok(file) => {
                 let dir = crowd.world_path.parent().map(Path::to_path_buf).unwrap_or_default();
                 let tiles = DirectorySource::for_world(dir, &file);
                 info!("crowdpatch: playing {} ({} tiles)", crowd.world_path.display(), file.tiles.len());
-                Source::Playing(Box::new(Streamer::with_executor(file.world(), tiles, crowd.options.clone(), executor)))
+                // An app whose async compute pool has no thread (a one-thread
+                // task pool setup) would never run the loads: the
+                // streamer's own loader thread takes them then.
+                let streamer = if AsyncComputeTaskPool::get().thread_num() > 0 {
+                    Streamer::with_executor(file.world(), tiles, crowd.options.clone(), executor)
+                } else {
+                    Streamer::new(file.world(), tiles, StreamOptions { workers: 1, ..crowd.options.clone() })
+                };
+                Source::Playing(Box::new(streamer))
             }
             Err(e) => {
                 let message = format!("{}: {e}", crowd.world_path.display());
@@ -556,8 +584,17 @@ fn spawn_walker(
     entities: &mut Vec<Entity>,
 ) {
     let body = WalkerBody { cell, instance: i as u32 };
+    // Direct writes: joints carry a GlobalTransform only, so that Bevy's
+    // transform systems never visit them. In a hierarchy they need their
+    // local Transform.
     let joint_entities: Vec<Entity> = (0..joint_count)
-        .map(|k| commands.spawn((WalkerJoint { cell, slot: (i * joint_count + k) as u32 }, Transform::default())).id())
+        .map(|k| {
+            let joint = WalkerJoint { cell, slot: (i * joint_count + k) as u32 };
+            match mode {
+                JointWrites::Direct => commands.spawn((joint, GlobalTransform::IDENTITY)).id(),
+                JointWrites::Hierarchy => commands.spawn((joint, Transform::default())).id(),
+            }
+        })
         .collect();
     let skin = SkinnedMesh { inverse_bindposes: look.inverse_bindposes.clone(), joints: joint_entities.clone() };
     match mode {

@@ -27,6 +27,9 @@ pub struct TileJoints {
     skin_rows: Vec<u32>,
     /// Per skin joint `k`: its parent's skin index.
     skin_parents: Vec<Option<u32>>,
+    /// Whether every skin joint's parent comes before it (then joints are
+    /// composed in skin order, straight into the output).
+    skin_parents_first: bool,
     /// Time of the last sample `[s]`.
     at: Option<f64>,
 }
@@ -50,7 +53,9 @@ impl TileJoints {
         for (k, &r) in skin_rows.iter().enumerate() {
             skin_of_row[r as usize] = k as u32;
         }
-        let skin_parents = skin_rows.iter().map(|&r| parents[r as usize].map(|p| skin_of_row[p as usize])).collect();
+        let skin_parents: Vec<Option<u32>> =
+            skin_rows.iter().map(|&r| parents[r as usize].map(|p| skin_of_row[p as usize])).collect();
+        let skin_parents_first = skin_parents.iter().enumerate().all(|(k, p)| p.is_none_or(|p| (p as usize) < k));
         Some(TileJoints {
             cursors: sampler.cursors(),
             poses: sampler.poses(),
@@ -59,6 +64,7 @@ impl TileJoints {
             parents,
             skin_rows,
             skin_parents,
+            skin_parents_first,
             at: None,
         })
     }
@@ -154,26 +160,39 @@ impl CellPoses {
             return;
         }
         let lp = &tj.poses;
+        let local = |row: usize| {
+            let (t, q, s) = (lp.translation[row], lp.rotation[row], lp.scale[row]);
+            let m = Affine3A::from_rotation_translation(Quat::from_array(q), Vec3::from_array(t));
+            if s == [1.0; 3] { m } else { m * Affine3A::from_scale(Vec3::from_array(s)) }
+        };
         for i in 0..self.roots.len() {
             if !self.poses.visible[i] {
                 continue;
             }
             let root = self.roots[i];
             let base = i * j;
-            for r in 0..j {
-                let local = Affine3A::from_scale_rotation_translation(
-                    Vec3::from_array(lp.scale[base + r]),
-                    Quat::from_array(lp.rotation[base + r]),
-                    Vec3::from_array(lp.translation[base + r]),
-                );
-                self.scratch[r] = match tj.parents[r] {
-                    Some(p) => self.scratch[p as usize] * local,
-                    None => root * local,
-                };
-            }
-            let out = &mut self.world[base..base + j];
-            for (k, w) in out.iter_mut().enumerate() {
-                *w = self.scratch[tj.skin_rows[k] as usize];
+            if tj.skin_parents_first {
+                // Skin order, parents first: straight into the output.
+                let out = &mut self.world[base..base + j];
+                for k in 0..j {
+                    let l = local(base + tj.skin_rows[k] as usize);
+                    out[k] = match tj.skin_parents[k] {
+                        Some(p) => out[p as usize] * l,
+                        None => root * l,
+                    };
+                }
+            } else {
+                for r in 0..j {
+                    let l = local(base + r);
+                    self.scratch[r] = match tj.parents[r] {
+                        Some(p) => self.scratch[p as usize] * l,
+                        None => root * l,
+                    };
+                }
+                let out = &mut self.world[base..base + j];
+                for (k, w) in out.iter_mut().enumerate() {
+                    *w = self.scratch[tj.skin_rows[k] as usize];
+                }
             }
         }
     }
