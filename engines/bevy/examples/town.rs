@@ -180,6 +180,7 @@ fn setup(mut commands: Commands, at: [f32; 2], args: &Args) {
     ));
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: one parameter per resource it reads
 fn controls(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
