@@ -110,6 +110,12 @@ fn step(app: &mut App) {
     app.update();
 }
 
+/// The sizes to run: all under `cargo bench`; under `cargo test` (a smoke
+/// run of each benchmark once) the smallest only.
+fn sizes() -> &'static [usize] {
+    if std::env::args().any(|a| a == "--bench") { &SIZES } else { &SIZES[..1] }
+}
+
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let tile = bake_dense(dir.path());
@@ -127,7 +133,7 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("frame");
     group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    for n in SIZES {
+    for &n in sizes() {
         let cells = (n as f64 / per_cell).round().max(1.0) as usize;
         let (world, side) = grid_world(dir.path(), &tile, cells);
         for mode in [JointWrites::Direct, JointWrites::Hierarchy] {
@@ -154,7 +160,7 @@ fn bench(c: &mut Criterion) {
     // sampled and its joints composed.
     let mut group = c.benchmark_group("poses");
     group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    for n in SIZES {
+    for &n in sizes() {
         let cells = (n as f64 / per_cell).round().max(1.0) as usize;
         let mut joints = TileJoints::new(&tile).unwrap();
         let mut cell_poses: Vec<CellPoses> = (0..cells)
