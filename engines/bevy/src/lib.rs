@@ -63,6 +63,7 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 
 use bevy::camera::visibility::{NoAutoAabb, VisibilitySystems};
+use bevy::math::Affine3A;
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
@@ -687,15 +688,21 @@ fn pose_direct(
         }
     }
     for (b, mut g, mut v) in &mut bodies {
-        if let Some(Some(c)) = cells.get(b.cell as usize) {
-            let i = b.instance as usize;
-            let shown = c.poses.visible(i);
-            v.set_if_neq(if shown { Visibility::Visible } else { Visibility::Hidden });
-            if shown {
-                *g = GlobalTransform::from(c.poses.root(i));
-            }
+        if let Some(root) = body_pose(cells, b, &mut v) {
+            *g = GlobalTransform::from(root);
         }
     }
+}
+
+/// Shows or hides walker `b` as its cell's poses say; its transform when
+/// drawn.
+/// (Change detection fires only when the visibility changes.)
+fn body_pose(cells: &[Option<CellState>], b: &WalkerBody, v: &mut Mut<Visibility>) -> Option<Affine3A> {
+    let c = cells.get(b.cell as usize)?.as_ref()?;
+    let i = b.instance as usize;
+    let shown = c.poses.visible(i);
+    v.set_if_neq(if shown { Visibility::Visible } else { Visibility::Hidden });
+    shown.then(|| c.poses.root(i))
 }
 
 /// As [`pose_direct`], writing local transforms for Bevy to propagate
@@ -719,13 +726,8 @@ fn pose_hierarchy(
         }
     }
     for (b, mut t, mut v) in &mut bodies {
-        if let Some(Some(c)) = cells.get(b.cell as usize) {
-            let i = b.instance as usize;
-            let shown = c.poses.visible(i);
-            v.set_if_neq(if shown { Visibility::Visible } else { Visibility::Hidden });
-            if shown {
-                *t = Transform::from_matrix(c.poses.root(i).into());
-            }
+        if let Some(root) = body_pose(cells, b, &mut v) {
+            *t = Transform::from_matrix(root.into());
         }
     }
 }
