@@ -208,6 +208,30 @@ pub struct GenerateParams {
     /// The patch's static obstacles: no lane runs through one (nor within
     /// r + [`LANE_CLEARANCE`] of it); the slots they block are left out.
     pub obstacles: Vec<crate::model::Obstacle>,
+    /// Share of the straight lanes' walkers who walk in groups `[0, 1)`
+    /// (0: everyone alone, as before groups existed): groups of two and
+    /// three abreast in neighbouring lanes, sizes drawn as in the reference
+    /// ([`walking_group_reference`]).
+    pub walking_groups: f64,
+}
+
+/// The generator's default share of walkers in walking groups: the
+/// reference's ([`walking_group_reference`]) to two decimals (0.54).
+pub fn walking_group_share() -> f64 {
+    (walking_group_reference().0 * 100.0).round() / 100.0
+}
+
+/// The reference for walking groups, pooled over the ETH/UCY scenes of
+/// `data/groups.json`: the share of walkers in groups and, among the pairs
+/// and triads, the share of triads (larger groups, 7 % of all, are left
+/// out: the generator makes pairs and triads). Pooled: 54 % in groups,
+/// 15 % triads. O(scenes).
+pub fn walking_group_reference() -> (f64, f64) {
+    let scenes = &crate::pedestrians::groups::GroupReference::shipped_ref().scenes;
+    let walkers: usize = scenes.iter().map(|s| s.stats.walkers).sum();
+    let in_groups: usize = scenes.iter().map(|s| s.stats.walkers_in_groups).sum();
+    let of = |n: usize| scenes.iter().map(|s| s.stats.sizes.get(&n).copied().unwrap_or(0)).sum::<usize>() as f64;
+    (in_groups as f64 / walkers.max(1) as f64, of(3) / (of(2) + of(3)).max(1.0))
 }
 
 /// Clearance `[m]` beyond r that a lane keeps from an obstacle.
@@ -253,6 +277,10 @@ pub struct Lane {
     /// Time of the first walker at the entry side `[s]`, in `[0, π/m)`
     /// (of a corner, at its first leg's entry side).
     pub phase: f64,
+    /// The walking group the lane's walkers belong to: lanes with the same
+    /// number are neighbours with the same walkers per period, speed and
+    /// phase, whose j-th walkers walk together (`None`: alone).
+    pub group: Option<u32>,
 }
 
 /// One straight walk of a lane across the tile, from a side to another.
@@ -513,14 +541,47 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
     };
     let mut free: [Vec<f64>; 2] = [clear(0), clear(1)];
     let room: [usize; 2] = [free[0].len(), free[1].len()];
+    if !(p.walking_groups.is_finite() && (0.0..1.0).contains(&p.walking_groups)) {
+        return bad("walking group share", p.walking_groups, "must be in [0, 1)");
+    }
     let mut out = Vec::new();
+    // Walking groups: the next lane becomes a group's n neighbouring lanes
+    // while fewer than the share of the walkers placed walk in groups.
+    let (_, triads) = walking_group_reference();
+    let (mut placed, mut grouped) = (0usize, 0usize);
+    let mut groups = 0u32;
+    let width = 2.0 * p.agent_radius + 0.2;
     for &(heading, share) in &p.flows {
         let mut left = (per_period * share.max(0.0) / total_share).round() as usize;
         let axis = heading.index() % 2; // 0: north/south lanes (along x), 1: east/west (along y)
         let mut count = 0;
         while left > 0 {
+            if p.walking_groups > 0.0 && (grouped as f64) < p.walking_groups * placed as f64 + 1e-9 {
+                let n = if rng.random_bool(triads) { 3 } else { 2 };
+                // Neighbouring free slots for the n members.
+                let starts: Vec<usize> = (0..free[axis].len().saturating_sub(n - 1))
+                    .filter(|&k| (1..n).all(|i| (free[axis][k + i] - free[axis][k] - i as f64 * width).abs() < 1e-6))
+                    .collect();
+                if !starts.is_empty() {
+                    let speeds: Vec<f64> =
+                        (0..n).map(|_| p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1)).collect();
+                    let u = crate::matching::group_pace(&speeds).max(SPEED_RANGE.0);
+                    let (m, q) = lane_for(l, pi, u, left.div_ceil(n));
+                    let k = starts[rng.random_range(0..starts.len())];
+                    for along in free[axis].drain(k..k + n).collect::<Vec<_>>() {
+                        let course = Course::Straight(heading);
+                        out.push(Lane { course, along, per_period: m, q, phase: 0.0, group: Some(groups) });
+                    }
+                    groups += 1;
+                    (placed, grouped) = (placed + m * n, grouped + m * n);
+                    left = left.saturating_sub(m * n);
+                    count += n;
+                    continue;
+                }
+            }
             let u = p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
             let (m, q) = lane_for(l, pi, u, left);
+            placed += m;
             if free[axis].is_empty() {
                 let blocked = slots(l, p.agent_radius).len() - room[axis];
                 return Err(GenerateError::TooManyLanes {
@@ -533,7 +594,7 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
             }
             let k = rng.random_range(0..free[axis].len());
             let along = free[axis].remove(k);
-            out.push(Lane { course: Course::Straight(heading), along, per_period: m, q, phase: 0.0 });
+            out.push(Lane { course: Course::Straight(heading), along, per_period: m, q, phase: 0.0, group: None });
             left = left.saturating_sub(m);
             count += 1;
         }
@@ -548,7 +609,7 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
         while left > 0 {
             let u = p.speeds.draw(&mut rng).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
             let (m, q) = lane_for(course.crossing(l), pi, u, left);
-            let at = |along| Lane { course, along, per_period: m, q, phase: 0.0 };
+            let at = |along| Lane { course, along, per_period: m, q, phase: 0.0, group: None };
             let clear = |lane: &Lane| {
                 lane.legs(l, pi).iter().all(|g| segment_clear(g.start, g.end, p.agent_radius, &p.obstacles))
             };
@@ -581,6 +642,10 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
 /// possible from theirs (the smallest periodic time gap, maximised).
 fn place_phases(lanes: &mut [Lane], l: f64, pi: f64, rng: &mut ChaCha8Rng) {
     for i in 0..lanes.len() {
+        if let Some(first) = lanes[..i].iter().find(|o| o.group.is_some() && o.group == lanes[i].group) {
+            lanes[i].phase = first.phase;
+            continue;
+        }
         let step = pi / lanes[i].per_period as f64;
         let offset: f64 = rng.random_range(0.0..step / 16.0);
         let mut best = (f64::NEG_INFINITY, 0.0);
@@ -621,11 +686,13 @@ pub fn patterns(lanes: &[Lane], l: f64, pi: f64) -> [Pattern; 4] {
         for leg in lane.legs(l, pi) {
             let (from, to) = (leg.from, leg.to);
             let (v_in, v_out) = (leg.velocity_on(from, u), leg.velocity_on(to, u));
-            for t in leg.times(lane, pi) {
+            for (j, t) in leg.times(lane, pi).into_iter().enumerate() {
+                // The j-th walkers of a group's lanes walk together.
+                let group = lane.group.map(|g| g * MAX_PER_LANE as u32 + j as u32 + 1);
                 // Side frame: y inward. An entry walks inward, an exit outward.
-                out[from.index()].entries.push(BoundaryPoint { s: leg.s_in, t, velocity: Some(v_in), group: None });
+                out[from.index()].entries.push(BoundaryPoint { s: leg.s_in, t, velocity: Some(v_in), group });
                 let tx = (t + leg.length / u).rem_euclid(pi);
-                out[to.index()].exits.push(BoundaryPoint { s: leg.s_out, t: tx, velocity: Some(v_out), group: None });
+                out[to.index()].exits.push(BoundaryPoint { s: leg.s_out, t: tx, velocity: Some(v_out), group });
             }
         }
     }
@@ -699,6 +766,7 @@ pub fn library_pattern(
             per_period: m,
             q,
             phase: rng.random_range(0.0..period / m as f64),
+            group: None,
         };
         let u = lane.speed(size, period);
         for t in lane.times(period) {
@@ -931,6 +999,7 @@ mod tests {
             speeds: Speeds::Weidmann,
             seed,
             obstacles: Vec::new(),
+            walking_groups: 0.0,
         }
     }
 

@@ -179,30 +179,189 @@ pub fn optimal_matching(scores: &[Vec<f64>]) -> Vec<usize> {
     pathfinding::kuhn_munkres::kuhn_munkres_min(&weights).1
 }
 
+/// Speed a walking group loses per member beyond the first `[m/s]`:
+/// Moussaïd et al. 2010 (PLoS ONE 5(4) e10047) fit −0.04 to −0.08 m/s
+/// per extra member; the middle of that range.
+pub const GROUP_SLOWDOWN: f64 = 0.06;
+
+/// The pace `[m/s]` of a walking group whose members prefer `speeds`: its
+/// slowest member's, lowered by [`GROUP_SLOWDOWN`] per member beyond the
+/// first (Yersin et al. 2008 §5: followers walk at the leader's speed; the
+/// group at its slowest member's), never below half the slowest. O(n).
+pub fn group_pace(speeds: &[f64]) -> f64 {
+    let slowest = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    if !slowest.is_finite() {
+        return 0.0;
+    }
+    (slowest - GROUP_SLOWDOWN * (speeds.len().saturating_sub(1)) as f64).max(0.5 * slowest)
+}
+
+/// The walking groups among `crossings` (all of one direction, as
+/// [`Patch::crossings_of`] gives them): the indices of the crossings whose
+/// boundary points carry one group id on one side, groups of two or more
+/// members, in order of side and id, members in index order. A lone id
+/// (which `validate` refuses) is no group. O(n log n).
+pub fn crossing_groups(patch: &Patch, crossings: &[Crossing]) -> Vec<Vec<usize>> {
+    let mut groups: std::collections::BTreeMap<(usize, u32), Vec<usize>> = Default::default();
+    for (i, c) in crossings.iter().enumerate() {
+        let point = patch.sides[c.side].points(c.direction).get(c.index);
+        if let Some(g) = point.and_then(|b| b.group) {
+            groups.entry((c.side.index(), g)).or_default().push(i);
+        }
+    }
+    groups.into_values().filter(|m| m.len() >= 2).collect()
+}
+
+/// The crossing of a walking group as a whole: its members' mean
+/// position, velocity and time (the periodic mean: members' times taken
+/// within half a period of the first's, the mean wrapped into `[0, π)`),
+/// on their side, with the first member's index and the group's pace
+/// ([`group_pace`] of `speeds`, one per member) as its preferred speed.
+/// What matching scores and the group's formation path follows
+/// ([`crate::initial_paths`]). O(members).
+///
+/// # Panics
+/// If `members` is empty.
+pub fn group_crossing(members: &[Crossing], speeds: &[f64], period: f64) -> Crossing {
+    let first = members[0];
+    let n = members.len() as f64;
+    let position = members.iter().map(|c| c.position).sum::<crate::geometry::Vec2>() / n;
+    let velocity = members.iter().map(|c| c.velocity).sum::<crate::geometry::Vec2>() / n;
+    let offset = members.iter().map(|c| periodic_offset(c.t - first.t, period)).sum::<f64>() / n;
+    Crossing {
+        position,
+        velocity,
+        t: (first.t + offset).rem_euclid(period),
+        s: members.iter().map(|c| c.s).sum::<f64>() / n,
+        preferred_speed: group_pace(speeds),
+        ..first
+    }
+}
+
+/// `dt` `[s]` wrapped into `[−π/2, π/2)`: the nearest periodic copy of a
+/// time difference. O(1).
+pub fn periodic_offset(dt: f64, period: f64) -> f64 {
+    (dt + period / 2.0).rem_euclid(period) - period / 2.0
+}
+
+/// The members of a group of crossings in their order across the walking
+/// direction, right to left of a walker crossing there (entering: the
+/// side's inward normal; leaving: its outward one), ties by index: the
+/// order in which members pair up between a group's entry and its exit,
+/// so that members do not cross each other's way. O(n log n).
+pub fn lateral_order(members: &[Crossing]) -> Vec<usize> {
+    let n = members.len() as f64;
+    let centre = members.iter().map(|c| c.position).sum::<crate::geometry::Vec2>() / n;
+    let lateral = |c: &Crossing| {
+        let inward = crate::geometry::v2(c.side.inward_normal());
+        let walking = if c.direction == crate::model::Direction::Entry { inward } else { -inward };
+        let d = c.position - centre;
+        walking.x * d.y - walking.y * d.x
+    };
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| lateral(&members[a]).total_cmp(&lateral(&members[b])).then(a.cmp(&b)));
+    order
+}
+
 /// Matches every entry of `patch` to an exit with the given mode.
 /// Returns one [`Pair`] per entry, in entry order.
+///
+/// With the project's solvers a walking group ([`crossing_groups`]) is
+/// matched as a unit: a group entering is matched among the groups of the
+/// same size leaving, scored by [`walker_score`] between the two groups'
+/// crossings ([`group_crossing`], at the group's pace), and its members
+/// pair up in their order across the walking direction
+/// ([`lateral_order`]), each pair carrying the group's score; singles are
+/// matched among singles as before. Groups left without a group of their
+/// size to match (a document `validate` refuses) walk as singles. The
+/// `paper` solver keeps the seed paper's eq. 4 over every walker alone.
+/// Cost: the matchings of each size class (O(n²) Gale–Shapley, O(n³)
+/// optimal) after O(n log n) grouping.
 pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
     let entries = patch.crossings_of(crate::model::Direction::Entry);
     let exits = patch.crossings_of(crate::model::Direction::Exit);
     let pi = patch.header.period;
-    let scores = if patch.solver.method == crate::model::SolverKind::Paper {
-        score_matrix(&entries, &exits, pi, patch.header.comfort_speed)
-    } else {
-        let u_cft = patch.header.comfort_speed;
-        let score = |e: &Crossing, x: &Crossing| {
-            let u = patch.walker_speed(e);
-            walker_score(e, x, pi, u, crate::pace::hurry_limit(u, u_cft), patch.header.size)
-        };
-        entries.iter().map(|e| exits.iter().map(|x| score(e, x)).collect()).collect()
+    if patch.solver.method == crate::model::SolverKind::Paper {
+        let scores = score_matrix(&entries, &exits, pi, patch.header.comfort_speed);
+        return assign(&scores, mode)
+            .into_iter()
+            .map(|(e, x)| Pair { entry: e, exit: x, score: scores[e][x] })
+            .collect();
+    }
+    let u_cft = patch.header.comfort_speed;
+    let score = |e: &Crossing, x: &Crossing| {
+        let u = patch.walker_speed(e);
+        walker_score(e, x, pi, u, crate::pace::hurry_limit(u, u_cft), patch.header.size)
     };
-    let chosen: Vec<Option<usize>> = match mode {
-        MatchingMode::Stable => stable_matching(&scores),
-        MatchingMode::Optimal if entries.len() <= exits.len() => {
-            optimal_matching(&scores).into_iter().map(Some).collect()
+    let (entry_groups, exit_groups) = (crossing_groups(patch, &entries), crossing_groups(patch, &exits));
+    let unit = |all: &[Crossing], members: &[usize]| {
+        let cs: Vec<Crossing> = members.iter().map(|&i| all[i]).collect();
+        let speeds: Vec<f64> = cs.iter().map(|c| patch.walker_speed(c)).collect();
+        group_crossing(&cs, &speeds, pi)
+    };
+    let mut pairs = Vec::with_capacity(entries.len());
+    let (mut single_entries, mut single_exits) = (vec![true; entries.len()], vec![true; exits.len()]);
+    entry_groups.iter().flatten().for_each(|&i| single_entries[i] = false);
+    exit_groups.iter().flatten().for_each(|&i| single_exits[i] = false);
+    let largest = entry_groups.iter().map(Vec::len).max().unwrap_or(0);
+    for size in 2..=largest {
+        let ins: Vec<&Vec<usize>> = entry_groups.iter().filter(|g| g.len() == size).collect();
+        let outs: Vec<&Vec<usize>> = exit_groups.iter().filter(|g| g.len() == size).collect();
+        let (ci, co): (Vec<Crossing>, Vec<Crossing>) =
+            (ins.iter().map(|g| unit(&entries, g)).collect(), outs.iter().map(|g| unit(&exits, g)).collect());
+        let scores: Vec<Vec<f64>> = ci.iter().map(|e| co.iter().map(|x| score(e, x)).collect()).collect();
+        let chosen = if outs.is_empty() { vec![] } else { assign(&scores, mode) };
+        let mut matched = vec![false; ins.len()];
+        let mut taken = vec![false; outs.len()];
+        for (a, b) in chosen {
+            matched[a] = true;
+            taken[b] = true;
+            let order = |all: &[Crossing], g: &[usize]| {
+                let cs: Vec<Crossing> = g.iter().map(|&i| all[i]).collect();
+                lateral_order(&cs).into_iter().map(|k| g[k]).collect::<Vec<_>>()
+            };
+            let (e_order, x_order) = (order(&entries, ins[a]), order(&exits, outs[b]));
+            for (&e, &x) in e_order.iter().zip(&x_order) {
+                pairs.push(Pair { entry: e, exit: x, score: scores[a][b] });
+            }
         }
-        MatchingMode::Optimal => stable_matching(&scores),
+        // Groups without a partner of their size walk as singles.
+        for (g, m) in ins.iter().zip(&matched) {
+            if !m {
+                g.iter().for_each(|&i| single_entries[i] = true);
+            }
+        }
+        for (g, m) in outs.iter().zip(&taken) {
+            if !m {
+                g.iter().for_each(|&i| single_exits[i] = true);
+            }
+        }
+    }
+    // Exit groups of sizes no entry group has.
+    for g in exit_groups.iter().filter(|g| g.len() > largest) {
+        g.iter().for_each(|&i| single_exits[i] = true);
+    }
+    let ins: Vec<usize> = (0..entries.len()).filter(|&i| single_entries[i]).collect();
+    let outs: Vec<usize> = (0..exits.len()).filter(|&i| single_exits[i]).collect();
+    let scores: Vec<Vec<f64>> =
+        ins.iter().map(|&e| outs.iter().map(|&x| score(&entries[e], &exits[x])).collect()).collect();
+    for (a, b) in assign(&scores, mode) {
+        pairs.push(Pair { entry: ins[a], exit: outs[b], score: scores[a][b] });
+    }
+    pairs.sort_by_key(|p| p.entry);
+    pairs
+}
+
+/// The matching of `mode` over `scores` (rows: entries, columns: exits) as
+/// (entry, exit) index pairs: stable, or optimal when every entry can have
+/// an exit (else stable).
+fn assign(scores: &[Vec<f64>], mode: MatchingMode) -> Vec<(usize, usize)> {
+    let columns = scores.first().map_or(0, Vec::len);
+    let chosen: Vec<Option<usize>> = match mode {
+        MatchingMode::Optimal if scores.len() <= columns => optimal_matching(scores).into_iter().map(Some).collect(),
+        _ => stable_matching(scores),
     };
-    chosen.iter().enumerate().filter_map(|(e, x)| x.map(|x| Pair { entry: e, exit: x, score: scores[e][x] })).collect()
+    chosen.iter().enumerate().filter_map(|(e, x)| x.map(|x| (e, x))).collect()
 }
 
 /// Whether `matching` (exit of each entry) is stable for `scores`: no entry

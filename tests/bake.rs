@@ -267,3 +267,93 @@ fn a_standing_agent_in_a_crossing_steps_aside_and_one_elsewhere_holds() {
     let p0 = sitter.path.points[0].p;
     assert!(sitter.path.points.iter().all(|c| (c.p - p0).norm() < 1e-9), "it stood where it was put");
 }
+
+/// A 16 m, 10 s patch with walking groups: a pair entering south and
+/// leaving east (a turn), a triad crossing south to north, a pair crossing
+/// west to east past an obstacle, and walkers alone.
+fn patch_with_groups() -> Patch {
+    use crowdpatch::model::{BoundaryPoint, Obstacle, SideDocument};
+    let points = |v: &[(f64, f64, Option<u32>)]| {
+        Some(v.iter().map(|&(s, t, group)| BoundaryPoint { s, t, velocity: None, group }).collect())
+    };
+    let mut doc = PatchDocument::new(16.0, 10.0);
+    doc.sides.south = Some(SideDocument {
+        entries: points(&[
+            (7.6, 1.0, Some(1)),
+            (8.4, 1.3, Some(1)),
+            (3.0, 4.0, Some(2)),
+            (3.8, 4.2, Some(2)),
+            (4.6, 3.8, Some(2)),
+            (12.0, 6.0, None),
+        ]),
+        ..SideDocument::default()
+    });
+    doc.sides.east = Some(SideDocument {
+        exits: points(&[(7.2, 9.0, Some(5)), (8.0, 8.6, Some(5)), (12.0, 3.0, Some(6)), (12.8, 3.2, Some(6))]),
+        ..SideDocument::default()
+    });
+    doc.sides.north = Some(SideDocument {
+        exits: points(&[(11.4, 6.0, Some(3)), (12.2, 6.1, Some(3)), (13.0, 5.8, Some(3)), (3.0, 3.0, None)]),
+        ..SideDocument::default()
+    });
+    doc.sides.west =
+        Some(SideDocument { entries: points(&[(3.2, 0.5, Some(4)), (4.0, 0.7, Some(4))]), ..SideDocument::default() });
+    doc.obstacles = vec![Obstacle::Circle { center: [8.0, 12.5], radius: 0.8 }];
+    doc.resolve(None, Path::new(".")).unwrap()
+}
+
+#[test]
+fn walking_groups_enter_walk_and_leave_together() {
+    let patch = patch_with_groups();
+    assert!(crowdpatch::validate::validate_patch(&patch).is_empty());
+    let b = bake(&patch, &mut Silent).unwrap();
+    check_invariants(&b);
+    let r = patch.header.agent_radius;
+    let sep = sampled_min_separation(&b);
+    assert!(sep >= 2.0 * r - 1e-3, "min separation {sep}");
+    // Matched as units: the members of an entry group leave by the members
+    // of one exit group of the same size.
+    let exits = patch.crossings_of(Direction::Exit);
+    let groups = crowdpatch::realism::entry_groups(&b.patch, &b.agents);
+    assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 3, 2]);
+    for g in &groups {
+        let ids: Vec<_> = g
+            .iter()
+            .map(|&i| {
+                let x = b.agents[i].exit.unwrap();
+                (x.side, patch.sides[x.side].exits[x.index].group)
+            })
+            .collect();
+        assert!(ids.iter().all(|id| *id == ids[0] && id.1.is_some()), "{ids:?}");
+        assert_eq!(
+            exits.iter().filter(|x| (x.side, patch.sides[x.side].exits[x.index].group) == ids[0]).count(),
+            g.len()
+        );
+        // Members walk side by side: mid-walk within 0.5–1.3 m of their
+        // nearest fellow member, and never cross each other's way.
+        let (start, end) = g.iter().fold((f64::NEG_INFINITY, f64::INFINITY), |(s, e), &i| {
+            (s.max(b.agents[i].path.start()), e.min(b.agents[i].path.end()))
+        });
+        let mid = (start + end) / 2.0;
+        for &i in g {
+            let p = b.agents[i].path.position(mid);
+            let nearest = g
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| (b.agents[j].path.position(mid) - p).norm())
+                .fold(f64::INFINITY, f64::min);
+            assert!((0.5..=1.3).contains(&nearest), "group {g:?}, agent {i}: nearest member {nearest} m at t = {mid}");
+        }
+    }
+    let stats = &b.metrics.realism.as_ref().unwrap().groups;
+    assert_eq!((stats.groups, stats.walkers_in_groups), (3, 7));
+    let pairs = stats.pairs.spacing.unwrap();
+    assert!((0.6..=0.95).contains(&pairs.p50) && pairs.p10 >= 0.45, "{pairs:?}");
+    let angle = stats.pairs.angle_deg.unwrap();
+    assert!((60.0..=85.0).contains(&angle.p50), "{angle:?}");
+    // Members walk at the group's pace: one speed.
+    for g in &groups {
+        let speeds: Vec<f64> = g.iter().map(|&i| b.agents[i].preferred_speed).collect();
+        assert!(speeds.iter().all(|&u| u == speeds[0]), "{speeds:?}");
+    }
+}

@@ -127,6 +127,12 @@ pub struct GenerateArgs {
     /// [0, 0.9] (0: none; see `pattern stand`).
     #[arg(long, value_name = "SHARE", default_value_t = crowdpatch::generate::STANDING_SHARE)]
     standing: f64,
+
+    /// Share of the straight lanes' walkers who walk in groups (pairs and
+    /// triads abreast, entering and leaving together), in [0, 1) (0: all
+    /// alone). Default: the share in the ETH/UCY recordings (data/groups.json).
+    #[arg(long, value_name = "SHARE", default_value_t = crowdpatch::generate::walking_group_share())]
+    walking_groups: f64,
 }
 
 /// Arguments of `crowdpatch pattern library`.
@@ -261,6 +267,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
         speeds: args.speeds.speeds(args.speed),
         seed: args.seed,
         obstacles: template.as_ref().map_or_else(Vec::new, |t| t.obstacles.clone()),
+        walking_groups: args.walking_groups,
     };
     let lanes = lanes(&params)?;
     let mut doc = document(&lanes, &params, template.as_ref());

@@ -11,7 +11,7 @@ use crate::command::Command;
 use crate::edit;
 use crate::state::Selection;
 use crowdpatch::generate::Diagonal;
-use crowdpatch::model::{PatchDocument, Side};
+use crowdpatch::model::{BoundaryPoint, PatchDocument, Side};
 use std::path::Path;
 
 /// What an edit command did.
@@ -58,6 +58,19 @@ pub fn apply(
                 *selection = Selection::None;
             }
         }
+        Command::JoinGroup(id) => {
+            let mut result = Err(String::new());
+            changed = on_sides(doc, &[id.side], |doc| result = edit::join_nearest(doc, id, base));
+            message = Some(match result {
+                Ok(g) => (format!("{} walks in group {g}", id.path()), false),
+                Err(e) => (e, true),
+            });
+        }
+        Command::LeaveGroup(id) => {
+            changed = on_sides(doc, &[id.side], |doc| {
+                edit::leave_group(doc, id, base);
+            });
+        }
         Command::AddObstacle(o) => {
             doc.obstacles.push(o);
             *selection = Selection::Obstacle(doc.obstacles.len() - 1);
@@ -100,9 +113,10 @@ pub fn apply(
                 false,
             ));
         }
-        Command::GeneratePatterns { density, flows, corners, reference_speeds, seed, add } => {
+        Command::GeneratePatterns { density, flows, corners, reference_speeds, walking_groups, seed, add } => {
             let before = doc.sides.clone();
-            let params = generate_params(doc, density, flows, corners, reference_speeds, seed);
+            let mut params = generate_params(doc, density, flows, corners, reference_speeds, seed);
+            params.walking_groups = walking_groups;
             message = Some(generate_patterns(doc, &params, add.then_some(base)));
             changed = doc.sides != before;
             *selection = Selection::None;
@@ -141,6 +155,7 @@ fn generate_params(
         speeds: if reference { Speeds::Reference } else { Speeds::Weidmann },
         seed,
         obstacles: doc.obstacles.clone(),
+        walking_groups: 0.0,
     }
 }
 
@@ -165,8 +180,12 @@ fn generate_patterns(
                     let generated = patterns(&l, doc.size, doc.period);
                     for side in Side::ALL {
                         let mut p = edit::side_view(doc, side, base).pattern;
-                        p.entries.extend(generated[side.index()].entries.iter().copied());
-                        p.exits.extend(generated[side.index()].exits.iter().copied());
+                        // Group ids are a side's own: the new groups are
+                        // numbered after those already there.
+                        let last = p.entries.iter().chain(&p.exits).filter_map(|b| b.group).max().unwrap_or(0);
+                        let renumbered = |b: &BoundaryPoint| BoundaryPoint { group: b.group.map(|g| g + last), ..*b };
+                        p.entries.extend(generated[side.index()].entries.iter().map(renumbered));
+                        p.exits.extend(generated[side.index()].exits.iter().map(renumbered));
                         p.name = None;
                         edit::set_side_inline(doc, side, &p);
                     }
@@ -294,6 +313,7 @@ mod tests {
             flows: [1.0, 0.0, 1.0, 0.0],
             corners: [0.0; 4],
             reference_speeds: true,
+            walking_groups: 0.0,
             seed: 3,
             add: false,
         };

@@ -32,6 +32,11 @@ pub enum Command {
     },
     /// Deletes a point.
     DeletePoint(PointId),
+    /// The point walks with its nearest neighbour on its side (joins its
+    /// walking group or starts one with it; `crate::edit::join_nearest`).
+    JoinGroup(PointId),
+    /// The point walks alone (leaves its walking group).
+    LeaveGroup(PointId),
     /// Adds an obstacle and selects it.
     AddObstacle(Obstacle),
     /// Replaces an obstacle's shape (part of a drag).
@@ -77,6 +82,9 @@ pub enum Command {
         corners: [f64; 4],
         /// Speeds of the real pedestrians of the reference (else Weidmann's).
         reference_speeds: bool,
+        /// Share of the straight lanes' walkers who walk in groups, in
+        /// `[0, 1)` (`crowdpatch::generate::GenerateParams::walking_groups`).
+        walking_groups: f64,
         /// Seed of the draws.
         seed: u64,
         /// Add the lanes' points to those already on the sides instead of
@@ -144,6 +152,8 @@ impl Command {
             self,
             Command::AddPoint { .. }
                 | Command::DeletePoint(_)
+                | Command::JoinGroup(_)
+                | Command::LeaveGroup(_)
                 | Command::AddObstacle(_)
                 | Command::DeleteObstacle(_)
                 | Command::DeleteSelection

@@ -158,6 +158,70 @@ pub fn delete_point(doc: &mut PatchDocument, id: PointId, base: &Path) -> bool {
     }
 }
 
+/// Makes the point at `id` walk with the nearest point of its side and
+/// direction that crosses within [`crowdpatch::validate::GROUP_SPACING`]
+/// along the side and [`crowdpatch::validate::GROUP_TIME_SPAN`] in time
+/// (periodic): it joins that point's walking group, or both start a new
+/// one (the side's largest id + 1). Returns the group id.
+///
+/// # Errors
+/// No such point, it already walks in a group, or no point is near enough
+/// (the sentence says which). The document is then unchanged.
+pub fn join_nearest(doc: &mut PatchDocument, id: PointId, base: &Path) -> Result<u32, String> {
+    use crowdpatch::validate::{GROUP_SPACING, GROUP_TIME_SPAN, MAX_GROUP_SIZE};
+    let pi = doc.period;
+    let view = side_view(doc, id.side, base);
+    let pts = view.pattern.points(id.direction);
+    let Some(me) = pts.get(id.index).copied() else { return Err(format!("{} does not exist", id.path())) };
+    if let Some(g) = me.group {
+        return Err(format!("{} already walks in group {g}", id.path()));
+    }
+    let dt = |a: f64, b: f64| {
+        let d = (a - b).rem_euclid(pi);
+        d.min(pi - d)
+    };
+    let size = |g: u32| pts.iter().filter(|b| b.group == Some(g)).count();
+    let nearest = pts
+        .iter()
+        .enumerate()
+        .filter(|&(k, b)| {
+            k != id.index
+                && (b.s - me.s).abs() <= GROUP_SPACING
+                && dt(b.t, me.t) <= GROUP_TIME_SPAN
+                && b.group.is_none_or(|g| size(g) < MAX_GROUP_SIZE)
+        })
+        .min_by(|a, b| {
+            let d = |p: &BoundaryPoint| (p.s - me.s).abs() + dt(p.t, me.t);
+            d(a.1).total_cmp(&d(b.1))
+        })
+        .map(|(k, b)| (k, b.group));
+    let Some((other, group)) = nearest else {
+        return Err(format!(
+            "no other {} of the {} side crosses within {GROUP_SPACING} m and {GROUP_TIME_SPAN} s of {} to walk with",
+            if id.direction == Direction::Entry { "entry" } else { "exit" },
+            id.side.name(),
+            id.path()
+        ));
+    };
+    let group = group.unwrap_or_else(|| pts.iter().filter_map(|b| b.group).max().map_or(1, |g| g + 1));
+    let pts = points_mut(doc, id.side, id.direction, base);
+    pts[id.index].group = Some(group);
+    pts[other].group = Some(group);
+    Ok(group)
+}
+
+/// Makes the point at `id` walk alone (its group id removed; the other
+/// members keep theirs). Returns `false` when it does not exist or walks
+/// alone already.
+pub fn leave_group(doc: &mut PatchDocument, id: PointId, base: &Path) -> bool {
+    let view = side_view(doc, id.side, base);
+    if view.pattern.points(id.direction).get(id.index).is_none_or(|b| b.group.is_none()) {
+        return false;
+    }
+    points_mut(doc, id.side, id.direction, base)[id.index].group = None;
+    true
+}
+
 /// The point, if it exists (inline sides only; velocity in the patch frame).
 pub fn point(doc: &PatchDocument, id: PointId) -> Option<&BoundaryPoint> {
     let d = doc.sides.get(id.side)?;
@@ -425,6 +489,34 @@ mod tests {
 
     fn doc() -> PatchDocument {
         PatchDocument::new(16.0, 10.0)
+    }
+
+    #[test]
+    fn points_join_the_nearest_to_walk_together_and_leave_alone() {
+        let mut d = doc();
+        let base = Path::new(".");
+        let a = add_point(&mut d, Side::South, Direction::Entry, 4.0, 1.0, base);
+        let b = add_point(&mut d, Side::South, Direction::Entry, 4.8, 9.5, base);
+        let c = add_point(&mut d, Side::South, Direction::Entry, 10.0, 5.0, base);
+        let x = add_point(&mut d, Side::South, Direction::Exit, 4.4, 1.0, base);
+        // The nearest entry (across the period's end: 1.5 s apart), not the exit.
+        assert_eq!(join_nearest(&mut d, a, base), Ok(1));
+        assert_eq!((point(&d, a).unwrap().group, point(&d, b).unwrap().group), (Some(1), Some(1)));
+        assert_eq!((point(&d, c).unwrap().group, point(&d, x).unwrap().group), (None, None));
+        // Too far from anyone: an error naming the point, nothing changed.
+        let before = d.clone();
+        let e = join_nearest(&mut d, c, base).unwrap_err();
+        assert!(e.contains("sides.south.entries[2]") && e.contains("1.5 m"), "{e}");
+        assert!(join_nearest(&mut d, a, base).unwrap_err().contains("already walks in group 1"));
+        assert_eq!(d, before);
+        // A third member joins the group of its nearest.
+        let n = add_point(&mut d, Side::South, Direction::Entry, 5.6, 9.0, base);
+        assert_eq!(join_nearest(&mut d, n, base), Ok(1));
+        // Leaving touches the one point only.
+        assert!(leave_group(&mut d, b, base));
+        assert_eq!(point(&d, b).unwrap().group, None);
+        assert_eq!((point(&d, a).unwrap().group, point(&d, n).unwrap().group), (Some(1), Some(1)));
+        assert!(!leave_group(&mut d, b, base));
     }
 
     #[test]

@@ -344,6 +344,32 @@ pub fn boundary_positions(views: &[SideView; 4], size: f64, xf: &ViewTransform) 
     out
 }
 
+/// Colour of the links between the members of a walking group.
+pub const GROUP_LINK: Color32 = Color32::from_rgb(200, 90, 200);
+
+/// The links of the walking groups of `views`: for each side, direction
+/// and group id, its members' points `(s, t)` in order along the side,
+/// joined by a line to draw (a group's members cross together). O(n log n).
+pub fn group_links(views: &[SideView; 4]) -> Vec<(Side, Vec<(f64, f64)>)> {
+    let mut out = Vec::new();
+    for side in Side::ALL {
+        let v = &views[side.index()];
+        for direction in [Direction::Entry, Direction::Exit] {
+            let mut groups: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
+            for b in v.pattern.points(direction) {
+                if let Some(g) = b.group {
+                    groups.entry(g).or_default().push((b.s, b.t));
+                }
+            }
+            for mut members in groups.into_values().filter(|m| m.len() > 1) {
+                members.sort_by(|a, b| a.0.total_cmp(&b.0));
+                out.push((side, members));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ use crate::path::{Agent, ControlPoint, Path, PointKind, clamp_inside};
 use crowdpatch_runtime::format::{AgentKind, PointRef};
 use router::Router;
 
+mod formation;
 mod paced;
 mod router;
 
@@ -53,11 +54,41 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
     let mut notes = Vec::new();
     let mut agents = Vec::new();
     let mut plans = Vec::new();
-    for pair in pairs {
+    // Walking groups matched as units walk in formation (`formation`).
+    let mut in_formation: Vec<Option<(Path, f64, Option<String>)>> = vec![None; pairs.len()];
+    if patch.solver.method != SolverKind::Paper {
+        for group in formation_groups(patch, pairs, &entries, &exits) {
+            let members: Vec<(Crossing, Crossing)> =
+                group.iter().map(|&i| (entries[pairs[i].entry], exits[pairs[i].exit])).collect();
+            let wide = Router::with_clearance(
+                patch,
+                patch.header.agent_radius + 0.1 + formation::half_width(members.len(), patch.header.agent_radius),
+            );
+            let (ce, cx, slack) = formation::crossings(patch, &members);
+            let clear = |start: Vec2, points: &[ControlPoint]| clear_of_obstacles(patch, start, points);
+            let walk = |router: &Router| {
+                let (group, note, _) = exogenous_path(patch, router, &ce, &cx, MIN_FREE + slack);
+                formation::paths(patch, &members, (&ce, &cx), &group, &clear).map(|paths| (paths, note))
+            };
+            let pace = ce.preferred_speed;
+            if let Some((paths, note)) = walk(&wide).or_else(|| walk(&router)) {
+                for (k, (&i, path)) in group.iter().zip(paths).enumerate() {
+                    in_formation[i] = Some((path, pace, if k == 0 { note.clone() } else { None }));
+                }
+            }
+        }
+    }
+    for (pair, formed) in pairs.iter().zip(in_formation) {
         let (e, x) = (entries[pair.entry], exits[pair.exit]);
-        let (path, note, stops) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x)) {
-            Some((path, None, stops)) if path.points.len() > 4 || !has_kinks(&path) => (path, None, stops),
-            _ => exogenous_path(patch, &router, &e, &x),
+        let (path, note, stops, preferred_speed) = match formed {
+            Some((path, pace, note)) => (path, note, None, pace),
+            None => {
+                let (path, note, stops) = match wide.as_ref().map(|w| exogenous_path(patch, w, &e, &x, MIN_FREE)) {
+                    Some((path, None, stops)) if path.points.len() > 4 || !has_kinks(&path) => (path, None, stops),
+                    _ => exogenous_path(patch, &router, &e, &x, MIN_FREE),
+                };
+                (path, note, stops, patch.walker_speed(&e))
+            }
         };
         plans.push(stops);
         if let Some(message) = note {
@@ -71,7 +102,7 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
             path,
             entry: Some(e),
             exit: Some(x),
-            preferred_speed: patch.walker_speed(&e),
+            preferred_speed,
         });
     }
     for (index, endo) in patch.endogenous.iter().enumerate() {
@@ -145,13 +176,50 @@ fn with_free_points(path: &Path, free: &[ControlPoint]) -> Path {
     Path { points, looped: false }
 }
 
-/// The initial path from `e` to `x`, a note if no obstacle-free route
-/// exists, and the ways of walking it if the walker waits.
+/// Shortest time `[s]` a walker's path spends between its two crossing
+/// stubs: fewer, and it gets another period.
+const MIN_FREE: f64 = 0.2;
+
+/// The walking groups of `pairs` that walk in formation: for each entry
+/// group ([`crate::matching::crossing_groups`]) whose members' exits are
+/// all the members of one exit group, the indices into `pairs` of its
+/// members in their order across the walking direction
+/// ([`crate::matching::lateral_order`]), as [`crate::matching::match_patch`]
+/// pairs them. O(pairs log pairs).
+fn formation_groups(patch: &Patch, pairs: &[Pair], entries: &[Crossing], exits: &[Crossing]) -> Vec<Vec<usize>> {
+    let exit_groups = crate::matching::crossing_groups(patch, exits);
+    let mut exit_group_of = vec![None; exits.len()];
+    for (g, members) in exit_groups.iter().enumerate() {
+        members.iter().for_each(|&x| exit_group_of[x] = Some(g));
+    }
+    let mut pair_of_entry = vec![None; entries.len()];
+    for (i, pair) in pairs.iter().enumerate() {
+        pair_of_entry[pair.entry] = Some(i);
+    }
+    let mut out = Vec::new();
+    for group in crate::matching::crossing_groups(patch, entries) {
+        let Some(members) = group.iter().map(|&e| pair_of_entry[e]).collect::<Option<Vec<usize>>>() else { continue };
+        let target = exit_group_of[pairs[members[0]].exit];
+        let together = target.is_some()
+            && members.iter().all(|&i| exit_group_of[pairs[i].exit] == target)
+            && target.is_some_and(|g| exit_groups[g].len() == members.len());
+        if together {
+            let crossings: Vec<Crossing> = members.iter().map(|&i| entries[pairs[i].entry]).collect();
+            out.push(crate::matching::lateral_order(&crossings).into_iter().map(|k| members[k]).collect());
+        }
+    }
+    out
+}
+
+/// The initial path from `e` to `x` with at least `min_free` `[s]` between
+/// its stubs, a note if no obstacle-free route exists, and the ways of
+/// walking it if the walker waits.
 fn exogenous_path(
     patch: &Patch,
     router: &Router,
     e: &Crossing,
     x: &Crossing,
+    min_free: f64,
 ) -> (Path, Option<String>, Option<Vec<paced::Plan>>) {
     let depth = patch.stub_depth();
     let (pi, r, l) = (patch.header.period, patch.header.agent_radius, patch.header.size);
@@ -163,7 +231,6 @@ fn exogenous_path(
     let q_x = x.position - x.velocity * tau_x;
     let dt0 = matching_duration(e.t, x.t, pi);
     // Smallest number of extra periods leaving some time between the stubs.
-    let min_free = 0.2;
     let mut k_min = 0usize;
     while dt0 + k_min as f64 * pi - tau_e - tau_x < min_free {
         k_min += 1;

@@ -171,8 +171,8 @@ pub fn bake_group_tracks(agents: &[Agent], groups: &[Vec<usize>], dt: f64) -> Gr
 /// The group statistics of a bake's walkers at [`SAMPLE_INTERVAL`], to set
 /// beside the shipped reference ([`groups::GroupReference::shipped_ref`];
 /// docs/design.md "Walking groups"). `groups`: indices into `agents` of the
-/// walkers who walk together — none in today's bakes, whose walkers all
-/// walk alone: share 0 and no figure of groups (`None`), never NaN.
+/// walkers who walk together ([`entry_groups`]); with none, share 0 and
+/// no figure of groups (`None`), never NaN.
 /// O(agents · duration / [`SAMPLE_INTERVAL`]).
 pub fn bake_group_stats(agents: &[Agent], groups: &[Vec<usize>]) -> GroupStats {
     group_stats(&bake_group_tracks(agents, groups, SAMPLE_INTERVAL))
@@ -276,8 +276,8 @@ mod tests {
     }
 
     #[test]
-    fn a_bake_has_no_groups_and_says_so() {
-        let b = shipped("avenue");
+    fn a_bake_without_groups_says_so() {
+        let b = shipped("figure7");
         let s = bake_group_stats(&b.agents, &entry_groups(&b.patch, &b.agents));
         assert_eq!(b.metrics.realism.as_ref().unwrap().groups, s);
         assert_eq!((s.walkers, s.walkers_in_groups, s.share_in_groups, s.groups), (b.agents.len(), 0, 0.0, 0));
@@ -310,7 +310,7 @@ mod tests {
         let g = &b.metrics.realism.as_ref().unwrap().groups;
         assert_eq!((g.walkers, g.walkers_in_groups, g.groups), (3, 2, 1));
         assert_eq!(g.sizes, std::collections::BTreeMap::from([(2, 1)]));
-        // They walk side by side into the patch (not yet kept together).
+        // They walk side by side, 2r apart at least.
         assert!(g.pairs.spacing.is_some_and(|s| s.p10 >= 2.0 * patch.header.agent_radius - 1e-6), "{g:?}");
     }
 

@@ -35,6 +35,29 @@ fn point(ui: &mut Ui, cx: &mut Cx<'_>, id: PointId) {
         return;
     };
     ui.label(RichText::new(id.path().to_string()).monospace());
+    let members = b.group.map(|g| (g, view.pattern.points(id.direction).iter().filter(|p| p.group == Some(g)).count()));
+    let inline = !matches!(view.source, SideSource::File(_));
+    ui.horizontal(|ui| {
+        match members {
+            Some((g, n)) => {
+                ui.label(format!("Walks in group {g} ({n} on this side)"));
+                if inline && ui.button("Walk alone").on_hover_text("Leave the walking group").clicked() {
+                    cx.commands.push(Command::LeaveGroup(id));
+                }
+            }
+            None => {
+                ui.label("Walks alone");
+                if inline
+                    && ui
+                        .button("Walk with the nearest")
+                        .on_hover_text("Join the walking group of the nearest point of this side (or start one with it): they enter or leave together")
+                        .clicked()
+                {
+                    cx.commands.push(Command::JoinGroup(id));
+                }
+            }
+        }
+    });
     if let SideSource::File(f) = &view.source {
         ui.label(format!("from the pattern file {f}: s = {:.2} m, t = {:.2} s", b.s, b.t));
         if ui.button("Copy the pattern into the document to edit it").clicked() {

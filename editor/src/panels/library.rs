@@ -45,6 +45,8 @@ pub struct Generator {
     pub seed: u64,
     /// Share of the people present who stand in groups, in `[0, 0.9]`.
     pub standing: f64,
+    /// Share of the lanes' walkers who walk in groups, in `[0, 1)`.
+    pub walking_groups: f64,
 }
 
 impl Default for Generator {
@@ -56,6 +58,7 @@ impl Default for Generator {
             reference_speeds: true,
             seed: 0,
             standing: crowdpatch::generate::STANDING_SHARE,
+            walking_groups: crowdpatch::generate::walking_group_share(),
         }
     }
 }
@@ -195,6 +198,13 @@ impl LibraryPanel {
                 ui.label("Seed");
                 ui.add(egui::DragValue::new(&mut g.seed));
             });
+            ui.horizontal(|ui| {
+                ui.label("In walking groups");
+                ui.add(egui::DragValue::new(&mut g.walking_groups).range(0.0..=0.95).speed(0.01)).on_hover_text(
+                    "Share of the walkers who walk with others, pairs and triads abreast in neighbouring lanes \
+                     (real crowds: about half, data/groups.json)",
+                );
+            });
             // Points already there are never replaced without saying so.
             let there: usize = cx.derived.sides.iter().map(|v| v.pattern.entries.len() + v.pattern.exits.len()).sum();
             let command = |add| Command::GeneratePatterns {
@@ -202,6 +212,7 @@ impl LibraryPanel {
                 flows: g.flows,
                 corners: g.corners,
                 reference_speeds: g.reference_speeds,
+                walking_groups: g.walking_groups,
                 seed: g.seed,
                 add,
             };

@@ -189,6 +189,10 @@ fn draw_points(painter: &Painter, ct: &ChartTransform, side: Side, cx: &Cx<'_>) 
         }
     }
     let v = &cx.derived.sides[side.index()];
+    for (_, members) in view::group_links(&cx.derived.sides).into_iter().filter(|(s, _)| *s == side) {
+        let pts: Vec<egui::Pos2> = members.iter().map(|&(s, t)| ct.to_screen(s, t)).collect();
+        painter.add(egui::Shape::line(pts, egui::Stroke::new(3.0, view::GROUP_LINK)));
+    }
     for d in [Direction::Entry, Direction::Exit] {
         for (index, b) in v.pattern.points(d).iter().enumerate() {
             let ring = point_ring(cx, PointId { side, direction: d, index });

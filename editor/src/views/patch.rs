@@ -288,6 +288,11 @@ fn draw_boundary(painter: &egui::Painter, xf: &ViewTransform, cx: &Cx<'_>) {
         };
         painter.arrow(from, to - from, Stroke::new(2.0, view::SELECTED));
     }
+    // Walking groups: their members joined along the side.
+    for (side, members) in view::group_links(&cx.derived.sides) {
+        let pts: Vec<Pos2> = members.iter().map(|&(s, _)| xf.to_screen(side.point(s, doc.size))).collect();
+        painter.add(egui::Shape::line(pts, Stroke::new(4.0, view::GROUP_LINK)));
+    }
     for (id, p, t) in view::boundary_positions(&cx.derived.sides, doc.size, xf) {
         let colour = view::time_colour(t, doc.period);
         view::draw_marker(painter, p, view::inward_screen(id.side), id.direction, colour, 6.0, point_ring(cx, id));
