@@ -196,6 +196,20 @@ pub fn group_pace(speeds: &[f64]) -> f64 {
     (slowest - GROUP_SLOWDOWN * (speeds.len().saturating_sub(1)) as f64).max(0.5 * slowest)
 }
 
+/// The pace `[m/s]` of the walking group crossing at `members` in `patch`:
+/// [`group_pace`] of the members' preferred speeds, or, when the document
+/// gives every member's velocity, the slowest given speed — a given
+/// velocity is the walk itself (a generated group's lane already walks at
+/// the group's pace), not a preference to lower. O(members).
+pub fn members_pace(patch: &Patch, members: &[Crossing]) -> f64 {
+    let speeds: Vec<f64> = members.iter().map(|c| patch.walker_speed(c)).collect();
+    if members.iter().all(|c| patch.velocity_given(c)) {
+        speeds.iter().copied().fold(f64::INFINITY, f64::min)
+    } else {
+        group_pace(&speeds)
+    }
+}
+
 /// The walking groups among `crossings` (all of one direction, as
 /// [`Patch::crossings_of`] gives them): the indices of the crossings whose
 /// boundary points carry one group id on one side, groups of two or more
@@ -215,14 +229,14 @@ pub fn crossing_groups(patch: &Patch, crossings: &[Crossing]) -> Vec<Vec<usize>>
 /// The crossing of a walking group as a whole: its members' mean
 /// position, velocity and time (the periodic mean: members' times taken
 /// within half a period of the first's, the mean wrapped into `[0, π)`),
-/// on their side, with the first member's index and the group's pace
-/// ([`group_pace`] of `speeds`, one per member) as its preferred speed.
+/// on their side, with the first member's index and `pace` `[m/s]`
+/// ([`members_pace`]) as its preferred speed.
 /// What matching scores and the group's formation path follows
 /// ([`crate::initial_paths`]). O(members).
 ///
 /// # Panics
 /// If `members` is empty.
-pub fn group_crossing(members: &[Crossing], speeds: &[f64], period: f64) -> Crossing {
+pub fn group_crossing(members: &[Crossing], pace: f64, period: f64) -> Crossing {
     let first = members[0];
     let n = members.len() as f64;
     let position = members.iter().map(|c| c.position).sum::<crate::geometry::Vec2>() / n;
@@ -233,7 +247,7 @@ pub fn group_crossing(members: &[Crossing], speeds: &[f64], period: f64) -> Cros
         velocity,
         t: (first.t + offset).rem_euclid(period),
         s: members.iter().map(|c| c.s).sum::<f64>() / n,
-        preferred_speed: group_pace(speeds),
+        preferred_speed: pace,
         ..first
     }
 }
@@ -296,8 +310,7 @@ pub fn match_patch(patch: &Patch, mode: MatchingMode) -> Vec<Pair> {
     let (entry_groups, exit_groups) = (crossing_groups(patch, &entries), crossing_groups(patch, &exits));
     let unit = |all: &[Crossing], members: &[usize]| {
         let cs: Vec<Crossing> = members.iter().map(|&i| all[i]).collect();
-        let speeds: Vec<f64> = cs.iter().map(|c| patch.walker_speed(c)).collect();
-        group_crossing(&cs, &speeds, pi)
+        group_crossing(&cs, members_pace(patch, &cs), pi)
     };
     let mut pairs = Vec::with_capacity(entries.len());
     let (mut single_entries, mut single_exits) = (vec![true; entries.len()], vec![true; exits.len()]);

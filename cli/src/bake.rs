@@ -42,9 +42,11 @@ pub struct BakeArgs {
     #[arg(long, value_name = "FILE")]
     preview: Option<PathBuf>,
 
-    /// Write the baked walkers' trajectories as `id,frame,x,y` CSV (metres,
-    /// patch frame; the format PedPy and the ETH/UCY tools read): a file for
-    /// one patch, a directory for several (NAME.csv).
+    /// Write the baked walkers' trajectories in PedPy's text format
+    /// (`id frame x y z` in metres, patch frame; the frame rate, the unit
+    /// and the walking groups in `#` comments), which PedPy's
+    /// `load_trajectory` and `crowdpatch realism` read: a file for one
+    /// patch, a directory for several (NAME.txt).
     #[arg(long, value_name = "FILE")]
     trajectories: Option<PathBuf>,
 
@@ -272,7 +274,7 @@ fn plan(args: &BakeArgs, patches: Vec<(PathBuf, Patch)>) -> anyhow::Result<(Vec<
             glb,
             report: pick(&args.report, "report.json"),
             preview: pick(&args.preview, "png"),
-            trajectories: pick(&args.trajectories, "csv"),
+            trajectories: pick(&args.trajectories, "txt"),
         };
         plan.output("-o", &job.glb);
         if let Some(r) = &job.report {
@@ -394,7 +396,7 @@ fn bake_one(
     };
     let trajectories = job.trajectories.as_ref().map(|_| {
         let (rate, periods) = trajectory_rate;
-        crowdpatch::realism::trajectories_csv(&bake.patch, &bake.agents, rate, periods)
+        crowdpatch::realism::trajectories_txt(&bake.patch, &bake.agents, rate, periods)
     });
     output::write(&job.glb, &glb).with_context(|| format!("writing {}", job.glb.display()))?;
     if let (Some(path), Some(text)) = (&job.report, &report) {
@@ -403,8 +405,8 @@ fn bake_one(
     if let (Some(path), Some(png)) = (&job.preview, &preview) {
         output::write(path, png).with_context(|| format!("writing {}", path.display()))?;
     }
-    if let (Some(path), Some(csv)) = (&job.trajectories, &trajectories) {
-        output::write(path, csv.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    if let (Some(path), Some(text)) = (&job.trajectories, &trajectories) {
+        output::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok((bake.converged() && bake.animation_passed(), summary(job, &bake)))
 }

@@ -24,19 +24,22 @@ use std::process::ExitCode;
                         sampling interval, detour (path length over straight distance), nearest-neighbour \
                         distance; KS is the Kolmogorov–Smirnov distance of the speeds to the pooled real \
                         pedestrians.\n\nExamples:\n  crowdpatch bake patches/plaza.patch.json -o plaza.glb \
-                        --trajectories plaza.csv --trajectory-rate 2.5\n  crowdpatch realism plaza.csv \
+                        --trajectories plaza.txt --trajectory-rate 2.5\n  crowdpatch realism plaza.txt \
                         ../shared/data/pedestrians/*.txt\n  crowdpatch realism --write-reference \
                         data/pedestrians.json ../shared/data/pedestrians/*.txt\n  crowdpatch realism \
                         --write-group-reference data/groups.json ../shared/data/pedestrians/groups/*"
 )]
 pub struct RealismArgs {
-    /// Trajectory files: ETH/UCY text (`frame id x y`), CSV (`id,frame,x,y`)
-    /// or baked tiles (*.glb, sampled as a player shows them); with
+    /// Trajectory files: ETH/UCY text (`frame id x y`), PedPy's text (a
+    /// `# framerate` comment, then `id frame x y [z]`, as `bake
+    /// --trajectories` writes), CSV (`id,frame,x,y`) or baked tiles (*.glb,
+    /// sampled as a player shows them); with
     /// --write-group-reference, scene folders.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 
-    /// Frame rate of CSV files [Hz] (ETH/UCY files are 25 fps video frames).
+    /// Frame rate of CSV files [Hz] (ETH/UCY files are 25 fps video
+    /// frames; PedPy's text gives its own).
     #[arg(long, value_name = "HZ", default_value_t = 25.0)]
     rate: f64,
 

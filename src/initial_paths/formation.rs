@@ -128,8 +128,8 @@ pub(super) fn crossings(patch: &Patch, members: &[(Crossing, Crossing)]) -> (Cro
     let pi = patch.header.period;
     let ins: Vec<Crossing> = members.iter().map(|m| m.0).collect();
     let outs: Vec<Crossing> = members.iter().map(|m| m.1).collect();
-    let speeds: Vec<f64> = ins.iter().map(|c| patch.walker_speed(c)).collect();
-    let (ce, cx) = (group_crossing(&ins, &speeds, pi), group_crossing(&outs, &speeds, pi));
+    let pace = crate::matching::members_pace(patch, &ins);
+    let (ce, cx) = (group_crossing(&ins, pace, pi), group_crossing(&outs, pace, pi));
     let spread =
         |cs: &[Crossing], c: &Crossing| cs.iter().map(|m| periodic_offset(m.t - c.t, pi).abs()).fold(0.0, f64::max);
     let slack = spread(&ins, &ce) + spread(&outs, &cx) + 2.0 * patch.stub_depth() / ce.normal_speed().max(0.1);

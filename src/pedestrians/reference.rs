@@ -267,9 +267,24 @@ pub(crate) fn parse_rows(text: &str, file: &str, format: RowFormat) -> Result<(V
     let bad = |line: usize, message: String| TrajectoryError::Format { file: file.to_owned(), line, message };
     let mut rows: Vec<Row> = Vec::new();
     let mut csv = false;
+    // PedPy's text format: a `framerate` comment before the rows, then
+    // `id frame x y [z]`.
+    let mut pedpy = false;
     let mut rate = ETH_UCY_FRAME_RATE;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
+        if let RowFormat::Auto { .. } = format
+            && rows.is_empty()
+            && line.starts_with('#')
+            && line.to_ascii_lowercase().contains("framerate")
+        {
+            let value = line.split_whitespace().find_map(|w| w.parse::<f64>().ok());
+            match value.filter(|r| r.is_finite() && *r > 0.0 && *r <= 1e4) {
+                Some(r) => (pedpy, rate) = (true, r),
+                None => return Err(bad(n + 1, format!("{line:?} names no frame rate in (0, 10000] Hz"))),
+            }
+            continue;
+        }
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -287,6 +302,8 @@ pub(crate) fn parse_rows(text: &str, file: &str, format: RowFormat) -> Result<(V
         let (fields, want) = match format {
             RowFormat::Obsmat => (8, "frame id x z y vx vz vy"),
             RowFormat::Auto { .. } if csv => (4, "id,frame,x,y"),
+            RowFormat::Auto { .. } if pedpy && f.len() == 5 => (5, "id frame x y z"),
+            RowFormat::Auto { .. } if pedpy => (4, "id frame x y [z]"),
             RowFormat::Auto { .. } => (4, "frame id x y"),
         };
         if f.len() != fields {
@@ -298,8 +315,11 @@ pub(crate) fn parse_rows(text: &str, file: &str, format: RowFormat) -> Result<(V
                 .filter(|v| v.is_finite() && v.abs() < 1e9)
                 .ok_or_else(|| bad(n + 1, format!("{what} = {s:?} is not a finite number")))
         };
-        let (id, frame) =
-            if csv { (num(f[0], "id")?, num(f[1], "frame")?) } else { (num(f[1], "id")?, num(f[0], "frame")?) };
+        let (id, frame) = if csv || pedpy {
+            (num(f[0], "id")?, num(f[1], "frame")?)
+        } else {
+            (num(f[1], "id")?, num(f[0], "frame")?)
+        };
         let y = if format == RowFormat::Obsmat { f[4] } else { f[3] };
         rows.push(Row {
             frame: frame.round() as i64,

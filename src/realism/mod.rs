@@ -178,19 +178,25 @@ pub fn bake_group_stats(agents: &[Agent], groups: &[Vec<usize>]) -> GroupStats {
     group_stats(&bake_group_tracks(agents, groups, SAMPLE_INTERVAL))
 }
 
-/// The bake's walkers as trajectories, in the `id,frame,x,y` CSV that PedPy
-/// and the ETH/UCY tools read (positions in metres, patch frame; frame
-/// numbers at `rate` `[Hz]` from play time 0): `periods` periods of play, in
-/// which every copy of an exogenous agent (one per period, entering at its
-/// entry time) is a walker of its own and an endogenous agent one walker
-/// throughout. O(agents · periods · π · rate).
-pub fn trajectories_csv(patch: &Patch, agents: &[Agent], rate: f64, periods: usize) -> String {
+/// The bake's walkers as trajectories in PedPy's text format (what PedPy
+/// 1.5's `load_trajectory` reads as it is): comment lines giving the frame
+/// rate (`# framerate: R`) and the unit (`x/m`), the walking groups as
+/// `# group: ID ID…` lines (ids of the walkers of one copy of a group,
+/// [`entry_groups`]), then one row per walker and frame, `id frame x y z`
+/// (metres, patch frame, z = 0; frame numbers at `rate` `[Hz]` from play
+/// time 0). `periods` periods of play, in which every copy of an exogenous
+/// agent (one per period, entering at its entry time) is a walker of its
+/// own and an endogenous agent one walker throughout.
+/// O(agents · periods · π · rate).
+pub fn trajectories_txt(patch: &Patch, agents: &[Agent], rate: f64, periods: usize) -> String {
     let pi = patch.header.period;
     let total = periods as f64 * pi;
     let frames = (total * rate).round() as i64;
-    let mut out = String::from("id,frame,x,y\n");
+    let mut rows = String::new();
     let mut id = 0usize;
-    for a in agents {
+    // The walker id of each agent's copy.
+    let mut ids: Vec<std::collections::BTreeMap<i64, usize>> = vec![Default::default(); agents.len()];
+    for (i, a) in agents.iter().enumerate() {
         let (start, end) = (a.path.start(), a.path.end());
         let copies: Vec<i64> = if a.path.looped {
             vec![0]
@@ -206,14 +212,32 @@ pub fn trajectories_csv(patch: &Patch, agents: &[Agent], rate: f64, periods: usi
                     continue;
                 }
                 let p = a.path.position(tau);
-                out.push_str(&format!("{id},{f},{:.4},{:.4}\n", p.x, p.y));
+                rows.push_str(&format!("{id} {f} {:.4} {:.4} 0.0\n", p.x, p.y));
                 any = true;
             }
             if any {
+                ids[i].insert(c, id);
                 id += 1;
             }
         }
     }
+    let mut out = format!(
+        "# crowdpatch: the baked walkers of \"{}\" (patch frame; PedPy's text format)\n\
+         # framerate: {rate} fps\n\
+         # unit: x/m y/m z/m (positions in metres)\n",
+        patch.header.name
+    );
+    for group in entry_groups(patch, agents) {
+        let copies: std::collections::BTreeSet<i64> = group.iter().flat_map(|&i| ids[i].keys().copied()).collect();
+        for c in copies {
+            let members: Vec<String> = group.iter().filter_map(|&i| ids[i].get(&c)).map(usize::to_string).collect();
+            if members.len() > 1 {
+                out.push_str(&format!("# group: {}\n", members.join(" ")));
+            }
+        }
+    }
+    out.push_str("# id frame x y z\n");
+    out.push_str(&rows);
     out
 }
 
@@ -241,23 +265,53 @@ mod tests {
     }
 
     #[test]
-    fn the_trajectory_csv_reads_back_to_the_bake_statistics() {
+    fn the_trajectory_file_reads_back_to_the_bake_statistics_and_its_groups() {
         let b = shipped("avenue");
         // 25 Hz over ten periods, read back and sampled at 0.4 s (every 10th
         // frame): the same speeds as the bake's own sampling, up to the
         // 0.1 mm rounding of the CSV.
-        let csv = trajectories_csv(&b.patch, &b.agents, 2.5, 10);
-        let t = reference::parse_trajectories(&csv, "bake.csv", 2.5).unwrap();
+        let txt = trajectories_txt(&b.patch, &b.agents, 2.5, 10);
+        let t = reference::parse_trajectories(&txt, "bake.txt", 99.0).unwrap();
         assert!((t.sample_interval - 0.4).abs() < 1e-12);
-        let from_csv = t.samples().summary(0.4);
+        let from_file = t.samples().summary(0.4);
         let direct = bake_samples(&b.patch, &b.agents, 0.4).summary(0.4);
-        assert!((from_csv.speed.p50 - direct.speed.p50).abs() < 0.01, "{:?} vs {:?}", from_csv.speed, direct.speed);
-        assert!((from_csv.speed.p95 - direct.speed.p95).abs() < 0.02);
-        // Every line after the header has four fields and a frame in range.
-        for line in csv.lines().skip(1) {
-            let f: Vec<&str> = line.split(',').collect();
-            assert_eq!(f.len(), 4);
-            assert!((0..250).contains(&f[1].parse::<i64>().unwrap()));
+        assert!((from_file.speed.p50 - direct.speed.p50).abs() < 0.01, "{:?} vs {:?}", from_file.speed, direct.speed);
+        assert!((from_file.speed.p95 - direct.speed.p95).abs() < 0.02);
+        // PedPy's header: the frame rate and the unit in comments; every
+        // other line five fields and a frame in range.
+        assert!(txt.lines().any(|l| l == "# framerate: 2.5 fps"));
+        assert!(txt.lines().any(|l| l.starts_with('#') && l.contains("x/m")));
+        let mut at: std::collections::BTreeMap<(usize, i64), [f64; 2]> = Default::default();
+        for line in txt.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split(' ').collect();
+            assert_eq!(f.len(), 5, "{line}");
+            let frame = f[1].parse::<i64>().unwrap();
+            assert!((0..250).contains(&frame));
+            at.insert((f[0].parse().unwrap(), frame), [f[2].parse().unwrap(), f[3].parse().unwrap()]);
+        }
+        // The avenue's walking pairs: a group line for each copy of each
+        // pair, whose members walk side by side wherever both are present.
+        let groups: Vec<Vec<usize>> = txt
+            .lines()
+            .filter_map(|l| l.strip_prefix("# group: "))
+            .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+            .collect();
+        assert!(groups.len() >= 3 * 9, "{} group lines", groups.len());
+        for g in &groups {
+            assert_eq!(g.len(), 2);
+            let both: Vec<f64> = (0..250)
+                .filter_map(|f| Some((at.get(&(g[0], f))?, at.get(&(g[1], f))?)))
+                .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+                .collect();
+            // Side by side (others crossing between them may part them
+            // for a moment).
+            let mut sorted = both.clone();
+            sorted.sort_by(f64::total_cmp);
+            assert!(!sorted.is_empty());
+            if sorted.len() >= 20 {
+                assert!((0.6..=0.95).contains(&sorted[sorted.len() / 2]), "{g:?}: {both:?}");
+            }
+            assert!(both.iter().all(|d| (0.55..1.5).contains(d)), "{g:?}: {both:?}");
         }
     }
 
