@@ -128,12 +128,13 @@ pub fn baked_agent(agent: &Agent, period: f64) -> BakedAgent {
     }
 }
 
-/// The four patterns as baked: positions, times and the velocities used
-/// (patch frame).
+/// The four patterns as baked: positions, times, the velocities used
+/// (patch frame) and the walking groups.
 pub fn baked_patterns(patch: &Patch) -> Sides<BakedPattern> {
     let mut out: Sides<BakedPattern> = Sides::default();
     for c in patch.crossings() {
-        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y], gait: None };
+        let group = patch.sides[c.side].points(c.direction).get(c.index).and_then(|b| b.group);
+        let p = BakedPoint { s: c.s, t: c.t, velocity: [c.velocity.x, c.velocity.y], gait: None, group };
         match c.direction {
             Direction::Entry => out[c.side].entries.push(p),
             Direction::Exit => out[c.side].exits.push(p),

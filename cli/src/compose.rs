@@ -648,14 +648,16 @@ fn check_world(
 
 fn print_seams(seams: &crowdpatch_runtime::SeamReport, two_r: f64) {
     eprintln!(
-        "seams: {} shared edges, {} crossings, max position error {:.2e} m, max time error {:.2e} s, max velocity jump {:.2e} m/s, min clearance {} (2r = {two_r} m), {} seam collision(s)",
+        "seams: {} shared edges, {} crossings, max position error {:.2e} m, max time error {:.2e} s, max velocity jump {:.2e} m/s, min clearance {} (2r = {two_r} m), {} seam collision(s), {} walking group(s) crossing, {} parted",
         seams.edges,
         seams.crossings.len(),
         seams.max_position_error,
         seams.max_time_error,
         seams.max_velocity_jump,
         seams.min_clearance.map_or("-".into(), |c| format!("{c:.3} m")),
-        seams.collisions.len()
+        seams.collisions.len(),
+        seams.group_crossings,
+        seams.groups_parted
     );
 }
 
@@ -683,6 +685,8 @@ fn write_report(
             "max_velocity_jump": seams.max_velocity_jump,
             "min_clearance": seams.min_clearance,
             "collisions": seams.collisions.len(),
+            "group_crossings": seams.group_crossings,
+            "groups_parted": seams.groups_parted,
         },
     });
     let text = serde_json::to_string_pretty(&json).context("serialising the report")? + "\n";

@@ -64,14 +64,21 @@ fn the_town_composes_seamlessly() {
     assert!(seams.max_velocity_jump < 1e-2, "velocity jump: {} m/s", seams.max_velocity_jump);
     assert!(seams.collisions.is_empty(), "{:#?}", seams.collisions);
     assert!(seams.min_clearance.unwrap() >= two_r - 1e-3, "{:?}", seams.min_clearance);
+    // Walking groups (the library's `pairs` pattern) cross seams together:
+    // the pair leaving a tile enters its neighbour as one pair and leaves
+    // it as one.
+    assert!(seams.group_crossings >= 10, "{} groups crossing", seams.group_crossings);
+    assert_eq!(seams.groups_parted, 0);
     println!(
-        "town: {} tiles, {} edges, {} crossings, max position error {:.2e} m, max velocity jump {:.2e} m/s, min clearance {:.3} m",
+        "town: {} tiles, {} edges, {} crossings, max position error {:.2e} m, max velocity jump {:.2e} m/s, min clearance {:.3} m, {} walking groups crossing, {} parted",
         tiles.len(),
         seams.edges,
         seams.crossings.len(),
         seams.max_position_error,
         seams.max_velocity_jump,
-        seams.min_clearance.unwrap()
+        seams.min_clearance.unwrap(),
+        seams.group_crossings,
+        seams.groups_parted
     );
 
     // A deliberately wrong neighbour: cell (4, 3) (a street crossing) turned a

@@ -206,6 +206,12 @@ pub struct BakedPoint {
     /// [`crate::skeletal`].
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub gait: Option<BoundaryGait>,
+    /// The walking group the crossing agent belongs to: points of one side
+    /// and direction with the same id are the members of one group, who
+    /// cross together (absent: the agent walks alone). Ids are the side's
+    /// own; the mirror rule keeps them across a seam.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub group: Option<u32>,
 }
 
 /// The boundary conditions of one side as baked.

@@ -22,12 +22,17 @@
 //! (closest approach per key interval); the two halves of one crossing
 //! pedestrian are not compared at their hand-over instant. Below 2r it is a
 //! seam collision.
+//!
+//! **Walking groups**: each group leaving a tile across a shared edge (its
+//! exit points' [`BakedPoint::group`]) goes on together when its members
+//! enter the neighbour as one group of the same size and leave it by one
+//! exit group of that size; the groups that do not are counted as parted.
 
-use crate::format::{AgentKind, PointRef, Side};
+use crate::format::{AgentKind, BakedPoint, PointRef, Side};
 use crate::pose::Placement;
 use crate::tile::Tile;
 use crate::world::{Cell, World};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A crossing pedestrian: the cell it leaves and its agent there, the cell it
 /// enters and its agent there.
@@ -101,6 +106,13 @@ pub struct SeamReport {
     pub min_clearance: Option<f64>,
     /// Pairs closer than 2r (`agent_radius` of the tiles).
     pub collisions: Vec<SeamCollision>,
+    /// Walking groups that leave a tile across a shared edge (the points
+    /// of one exit group of a side, [`crate::BakedPoint::group`]; issue 31).
+    pub group_crossings: usize,
+    /// Of those, the groups that do not go on together: whose members do
+    /// not enter the neighbour as one group of the same size, or, having
+    /// entered, do not leave it by one exit group of that size.
+    pub groups_parted: usize,
 }
 
 fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
@@ -172,6 +184,9 @@ pub fn seam_metrics_with(world: &World, tiles: &[&Tile], progress: &mut dyn FnMu
                 let mut by_s: Vec<(f64, usize)> = entries.iter().enumerate().map(|(k, q)| (q.s, k)).collect();
                 by_s.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let tol_s = 1e-6 * l.max(1.0);
+                // Per exit group: (the mirror entry's group, the group and
+                // side of the exit the entering agent leaves by) of each member.
+                let mut groups: BTreeMap<u32, Vec<GroupHandover>> = BTreeMap::new();
                 for (index, p) in exits.iter().enumerate() {
                     let want = l - p.s;
                     // |s − want| < tol_s, the lowest index first (as a scan would).
@@ -188,6 +203,18 @@ pub fn seam_metrics_with(world: &World, tiles: &[&Tile], progress: &mut dyn FnMu
                     let pair = mirror.and_then(|m| {
                         Some((ex.exit(PointRef { side: sx, index })?, ey.entry(PointRef { side: sy, index: m })?))
                     });
+                    if let Some(g) = p.group {
+                        let onward = pair.and_then(|(_, ay)| match ty.extras().agents[ay].kind {
+                            AgentKind::Exogenous { exit, .. } => {
+                                Some((exit.side, ty.extras().patterns[exit.side].exits.get(exit.index)?.group?))
+                            }
+                            AgentKind::Endogenous { .. } => None,
+                        });
+                        groups
+                            .entry(g)
+                            .or_default()
+                            .push(GroupHandover { entering: mirror.and_then(|m| entries[m].group), onward });
+                    }
                     let Some((ax, ay)) = pair else {
                         report.unmatched += 1;
                         continue;
@@ -223,6 +250,20 @@ pub fn seam_metrics_with(world: &World, tiles: &[&Tile], progress: &mut dyn FnMu
                     report.max_velocity_jump = report.max_velocity_jump.max(crossing.velocity_jump);
                     report.crossings.push(crossing);
                     handover_time.entry((cx, ax, cy, ay)).or_default().push(end.rem_euclid(period) as f32);
+                }
+                for members in groups.values() {
+                    report.group_crossings += 1;
+                    let size =
+                        |f: &dyn Fn(&BakedPoint) -> bool, list: &[BakedPoint]| list.iter().filter(|q| f(q)).count();
+                    let first = members[0];
+                    let together = members.iter().all(|m| m.entering.is_some() && m.onward.is_some() && *m == first)
+                        && first.entering.is_some_and(|h| size(&|q| q.group == Some(h), entries) == members.len())
+                        && first.onward.is_some_and(|(side, h)| {
+                            size(&|q| q.group == Some(h), &ty.extras().patterns[side].exits) == members.len()
+                        });
+                    if !together {
+                        report.groups_parted += 1;
+                    }
                 }
             }
         }
@@ -273,6 +314,15 @@ pub fn seam_metrics_with(world: &World, tiles: &[&Tile], progress: &mut dyn FnMu
         }
     }
     report
+}
+
+/// Where a member of a walking group leaving a tile goes on: the group of
+/// its mirror entry in the neighbour, and the side and group of the exit
+/// by which the agent entering there leaves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GroupHandover {
+    entering: Option<u32>,
+    onward: Option<(Side, u32)>,
 }
 
 /// The agent of a tile that starts (enters) or ends (exits) at each boundary
@@ -479,8 +529,10 @@ mod tests {
                 PathKey { t: 5.0, position: [16.0, 8.0], heading: 0.0 },
             ],
         }]);
-        pa.patterns.east =
-            BakedPattern { entries: vec![], exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }] };
+        pa.patterns.east = BakedPattern {
+            entries: vec![],
+            exits: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None, group: None }],
+        };
         let mut pb = patch(vec![BakedAgent {
             kind: AgentKind::Exogenous {
                 entry: PointRef { side: Side::West, index: 0 },
@@ -491,9 +543,54 @@ mod tests {
                 PathKey { t: 9.0, position: [4.0 * v_in[0], 8.0 + offset + 4.0 * v_in[1]], heading: 0.0 },
             ],
         }]);
-        pb.patterns.west =
-            BakedPattern { entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None }], exits: vec![] };
+        pb.patterns.west = BakedPattern {
+            entries: vec![BakedPoint { s: 8.0, t: 5.0, velocity: v, gait: None, group: None }],
+            exits: vec![],
+        };
         (Tile::from_baked(&pa), Tile::from_baked(&pb))
+    }
+
+    /// A pair walking east through A and on through B at y = 7.6 and 8.4:
+    /// A's exits carry group 1; B's entries `entering` and its exits
+    /// `leaving` (group ids of the two members).
+    fn pair(entering: [Option<u32>; 2], leaving: [Option<u32>; 2]) -> (Tile, Tile) {
+        let v = [1.0, 0.0];
+        let walker = |y: f64, t0: f64, x0: f64, k: usize| BakedAgent {
+            kind: AgentKind::Exogenous {
+                entry: PointRef { side: Side::West, index: k },
+                exit: PointRef { side: Side::East, index: k },
+            },
+            keys: vec![
+                PathKey { t: t0, position: [x0, y], heading: 0.0 },
+                PathKey { t: t0 + 5.0, position: [x0 + 5.0, y], heading: 0.0 },
+            ],
+        };
+        let point = |s: f64, group: Option<u32>| BakedPoint { s, t: 5.0, velocity: v, gait: None, group };
+        let mut pa = patch(vec![walker(7.6, 0.0, 11.0, 0), walker(8.4, 0.0, 11.0, 1)]);
+        pa.patterns.east = BakedPattern { entries: vec![], exits: vec![point(7.6, Some(1)), point(8.4, Some(1))] };
+        let mut pb = patch(vec![walker(7.6, 5.0, 0.0, 0), walker(8.4, 5.0, 0.0, 1)]);
+        // West s runs from the north: y = 7.6 is s = 8.4.
+        pb.patterns.west =
+            BakedPattern { entries: vec![point(8.4, entering[0]), point(7.6, entering[1])], exits: vec![] };
+        pb.patterns.east =
+            BakedPattern { entries: vec![], exits: vec![point(7.6, leaving[0]), point(8.4, leaving[1])] };
+        (Tile::from_baked(&pa), Tile::from_baked(&pb))
+    }
+
+    #[test]
+    fn a_walking_group_goes_on_together_or_is_counted_as_parted() {
+        let (a, b) = pair([Some(4), Some(4)], [Some(2), Some(2)]);
+        let r = seam_metrics(&two_cells(), &[&a, &b]);
+        assert_eq!(r.crossings.len(), 2, "{r:#?}");
+        assert_eq!((r.group_crossings, r.groups_parted), (1, 0));
+        // Entering as two groups, or as one member of a group and a single.
+        for entering in [[Some(4), Some(5)], [Some(4), None]] {
+            let (a, b) = pair(entering, [Some(2), Some(2)]);
+            assert_eq!(seam_metrics(&two_cells(), &[&a, &b]).groups_parted, 1, "{entering:?}");
+        }
+        // Entering together but leaving apart.
+        let (a, b) = pair([Some(4), Some(4)], [Some(2), None]);
+        assert_eq!(seam_metrics(&two_cells(), &[&a, &b]).groups_parted, 1);
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub fn looper() -> BakedAgent {
 }
 
 fn point(s: f64, t: f64, velocity: [f64; 2]) -> BakedPoint {
-    BakedPoint { s, t, velocity, gait: None }
+    BakedPoint { s, t, velocity, gait: None, group: None }
 }
 
 /// Quality figures as a bake writes them (`extras.crowdpatch.metrics`),
