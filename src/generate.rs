@@ -275,7 +275,8 @@ pub struct Lane {
     /// Periods' worth of `π/m` steps one crossing takes.
     pub q: usize,
     /// Time of the first walker at the entry side `[s]`, in `[0, π/m)`
-    /// (of a corner, at its first leg's entry side).
+    /// (of a corner, at its first leg's entry side), plus
+    /// k·[`GROUP_STAGGER`]/u for the k-th lane of a walking group.
     pub phase: f64,
     /// The walking group the lane's walkers belong to: lanes with the same
     /// number are neighbours with the same walkers per period, speed and
@@ -638,6 +639,14 @@ pub fn lanes(p: &GenerateParams) -> Result<Vec<Lane>, GenerateError> {
     Ok(out)
 }
 
+/// How far `[m]` each member of a generated walking group walks behind its
+/// right-hand neighbour: it crosses 0.3 m / u later (0.19–0.33 s at
+/// 0.9–1.6 m/s, a fifth to a quarter of a stride), so that members who walk
+/// abreast at one speed step out of lockstep (the gait convention plants
+/// the left foot at each crossing, `crate::footsteps`), and a pair 0.75 m
+/// apart meets the walking direction at 68° (ETH/UCY pairs: 67–80°).
+pub const GROUP_STAGGER: f64 = 0.3;
+
 /// Share of the walkers' speed a walking group loses per member beyond the
 /// first: ETH/UCY groups walk 8–18 % slower than people alone
 /// (`data/groups.json`), Moussaïd et al. 2010 fit 0.04–0.08 m/s per
@@ -695,7 +704,9 @@ fn pace_groups(lanes: &mut [Lane], l: f64, pi: f64) {
 fn place_phases(lanes: &mut [Lane], l: f64, pi: f64, rng: &mut ChaCha8Rng) {
     for i in 0..lanes.len() {
         if let Some(first) = lanes[..i].iter().find(|o| o.group.is_some() && o.group == lanes[i].group) {
-            lanes[i].phase = first.phase;
+            // The k-th member crosses k·GROUP_STAGGER / u after the first.
+            let k = lanes[..i].iter().filter(|o| o.group == lanes[i].group).count();
+            lanes[i].phase = first.phase + k as f64 * GROUP_STAGGER / lanes[i].speed(l, pi);
             continue;
         }
         let step = pi / lanes[i].per_period as f64;

@@ -721,3 +721,59 @@ fn the_relaxed_bound_plans_at_the_least_cost_the_straight_line_one_finds() {
         assert!(2 * costed[1] < costed[0], "{}: the relaxed bound costs {costed:?} steps", character.name);
     }
 }
+
+/// Issue 31 item 4: the members of a generated walking group walk at one
+/// speed but not in lockstep. For each pair, each left-foot plant of one
+/// member is set against the nearest left-foot plant of the other, as a
+/// share of a stride (0: lockstep, 0.5: opposite phase); and the quality
+/// gate holds.
+#[test]
+fn members_of_a_walking_group_step_out_of_lockstep() {
+    use crowdpatch::generate::{GenerateParams, Speeds, document, lanes};
+    use crowdpatch::model::Side;
+    use crowdpatch_runtime::skeletal::Foot;
+    let params = GenerateParams {
+        size: 16.0,
+        period: 10.0,
+        agent_radius: 0.3,
+        density: 0.06,
+        flows: vec![(Side::North, 1.0), (Side::South, 1.0)],
+        corners: vec![],
+        speeds: Speeds::Reference,
+        seed: 15,
+        obstacles: vec![],
+        walking_groups: 0.6,
+    };
+    let doc = document(&lanes(&params).unwrap(), &params, None);
+    let patch = doc.resolve(None, std::path::Path::new(".")).unwrap();
+    let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(builtin::character()).unwrap())) };
+    let b = bake_with(&patch, &options, &mut Silent).unwrap();
+    assert!(b.animation_passed(), "{:?}", b.skeletal.as_ref().map(|s| &s.gate));
+    let groups = crowdpatch::realism::entry_groups(&b.patch, &b.agents);
+    assert!(groups.len() >= 2, "{} groups", groups.len());
+    let plans = &b.skeletal.as_ref().unwrap().plans;
+    let lefts = |i: usize| -> Vec<f64> {
+        plans[i].as_ref().unwrap().footsteps.iter().filter(|f| f.foot == Foot::Left).map(|f| f.t).collect()
+    };
+    let mut phases = Vec::new();
+    for g in &groups {
+        let (a, c) = (lefts(g[0]), lefts(g[1]));
+        let (lo, hi) = (a[0].max(c[0]), a[a.len() - 1].min(c[c.len() - 1]));
+        for &t in a.iter().filter(|&&t| t > lo && t < hi) {
+            let k = c.partition_point(|&u| u < t).clamp(1, c.len() - 1);
+            let stride = c[k] - c[k - 1];
+            let d = ((t - c[k - 1]) / stride).rem_euclid(1.0);
+            phases.push(d.min(1.0 - d));
+        }
+    }
+    phases.sort_by(f64::total_cmp);
+    let median = phases[phases.len() / 2];
+    let lockstep = phases.iter().filter(|&&d| d < 0.1).count() as f64 / phases.len() as f64;
+    println!(
+        "{} plants compared: phase difference median {median:.2} of a stride, {:.0} % within 0.1",
+        phases.len(),
+        100.0 * lockstep
+    );
+    assert!(median >= 0.15, "median phase difference {median}");
+    assert!(lockstep <= 0.25, "{:.0} % of plants in lockstep", 100.0 * lockstep);
+}

@@ -41,6 +41,10 @@ pub const PAIR_STAGGER: f64 = 0.2;
 /// spacings abreast (1.2 m at [`FORMATION_SPACING`]).
 pub const ROW_GAP: f64 = 1.6;
 
+/// Farthest `[m]` a member walks ahead of or behind its place because it
+/// crosses before or after the group's mean time.
+const LAG_REACH: f64 = 0.6;
+
 /// Share of the group's time between its stubs spent reaching the
 /// formation (and, at the end, leaving it for the exits).
 const JOIN_SHARE: f64 = 0.25;
@@ -170,7 +174,17 @@ pub(super) fn paths(
     };
     let frames: Vec<(Vec2, Vec2)> = times.iter().map(|&t| (group.position(t), heading(&group, t, fallback))).collect();
     let mut out = Vec::with_capacity(members.len());
+    let pace = ce.preferred_speed;
     for ((e, x), (left, behind)) in members.iter().zip(places(members.len(), r)) {
+        // A member crossing after the group's mean time walks that much
+        // further behind (its mean lag at entry and exit, at the group's
+        // pace, at most LAG_REACH): it keeps its own step phase (generated
+        // members cross half a step apart) instead of hurrying to its place.
+        let lag = (periodic_offset(e.t - ce.t, pi) + periodic_offset(x.t - cx.t, pi)) / 2.0;
+        let lag = (pace * lag).clamp(-LAG_REACH, LAG_REACH);
+        // A pair whose members cross apart in time is staggered by that
+        // alone (else by PAIR_STAGGER).
+        let behind = if members.len() == 2 && lag.abs() > 0.05 { lag } else { behind + lag };
         // The member's times are the group's shifted by whole periods.
         let shift = e.t - periodic_offset(e.t - ce.t, pi) - ce.t;
         let t_out = group.end() + shift + periodic_offset(x.t - group.end(), pi);
