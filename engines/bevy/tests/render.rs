@@ -184,10 +184,19 @@ fn runtime_walkers(file: &WorldFile, tiles: &[Tile], t: f64) -> Vec<[f32; 2]> {
     out
 }
 
-/// Image points of a walker standing at world point `w`: feet, hips,
-/// shoulders, head, and their screen size.
-fn walker_points(r: &mut Renderer, w: [f32; 2]) -> Vec<Vec2> {
-    [0.05, 0.5, 0.9, 1.3, 1.6].iter().filter_map(|&h| r.project(Vec3::new(w[0], h, -w[1]))).collect()
+/// Image points of a walker standing at world point `w` (feet, hips,
+/// shoulders, head), and how far `[px]` its limbs may reach from that axis:
+/// 0.7 m on the ground there (a stride seen from above spans more pixels
+/// than the foreshortened body is tall).
+fn walker_points(r: &mut Renderer, w: [f32; 2]) -> (Vec<Vec2>, f32) {
+    let axis: Vec<Vec2> =
+        [0.05, 0.5, 0.9, 1.3, 1.6].iter().filter_map(|&h| r.project(Vec3::new(w[0], h, -w[1]))).collect();
+    let foot = r.project(Vec3::new(w[0], 0.05, -w[1]));
+    let stride = [Vec3::new(w[0] + 0.7, 0.05, -w[1]), Vec3::new(w[0], 0.05, -w[1] - 0.7)]
+        .into_iter()
+        .filter_map(|p| Some(r.project(p)?.distance(foot?)))
+        .fold(0.0, f32::max);
+    (axis, stride)
 }
 
 fn inside(p: Vec2, margin: f32) -> bool {
@@ -195,9 +204,10 @@ fn inside(p: Vec2, margin: f32) -> bool {
 }
 
 /// Fraction of the pixels where `a` and `b` differ that lie within `reach`
-/// pixels of a segment between consecutive points of some walker in
-/// `walkers`; and the number of differing pixels.
-fn explained(a: &Frame, b: &Frame, walkers: &[Vec<Vec2>], reach: f32) -> (f64, usize) {
+/// pixels (or the walker's own reach, if more) of a segment between
+/// consecutive points of some walker in `walkers` ([`walker_points`]); and
+/// the number of differing pixels.
+fn explained(a: &Frame, b: &Frame, walkers: &[(Vec<Vec2>, f32)], reach: f32) -> (f64, usize) {
     let (mut diff, mut near) = (0usize, 0usize);
     for y in 0..H as i32 {
         for x in 0..W as i32 {
@@ -206,7 +216,8 @@ fn explained(a: &Frame, b: &Frame, walkers: &[Vec<Vec2>], reach: f32) -> (f64, u
             }
             diff += 1;
             let p = Vec2::new(x as f32, y as f32);
-            let close = walkers.iter().any(|pts| {
+            let close = walkers.iter().any(|(pts, stride)| {
+                let reach = reach.max(*stride);
                 pts.windows(2).any(|s| {
                     let (u, v) = (s[0], s[1]);
                     let d = v - u;
@@ -345,14 +356,14 @@ fn a_composed_world_renders_with_walkers_where_the_runtime_puts_them() {
     println!("walkers in view: {checked}; drawn at the runtime's position: {hits}");
     assert!(checked >= 20, "only {checked} walkers in view");
     assert!(hits as f64 >= 0.95 * checked as f64, "{hits} of {checked} walkers drawn where the runtime puts them");
-    let pts0: Vec<Vec<Vec2>> = at_t0.iter().map(|&w| walker_points(&mut r, w)).collect();
-    let pts1: Vec<Vec<Vec2>> = at_t1.iter().map(|&w| walker_points(&mut r, w)).collect();
+    let pts0: Vec<(Vec<Vec2>, f32)> = at_t0.iter().map(|&w| walker_points(&mut r, w)).collect();
+    let pts1: Vec<(Vec<Vec2>, f32)> = at_t1.iter().map(|&w| walker_points(&mut r, w)).collect();
     let (share, walker_pixels) = explained(&a, &empty, &pts0, 12.0);
     println!("walker pixels: {walker_pixels}; near a walker the runtime places: {:.2} %", 100.0 * share);
     assert!(walker_pixels > 1000 && share > 0.995, "{walker_pixels} walker pixels, {:.3} near a walker", share);
 
     // Frames 0.5 s apart: changes near walkers only, and near the walkers.
-    let both: Vec<Vec<Vec2>> = pts0.iter().chain(&pts1).cloned().collect();
+    let both: Vec<(Vec<Vec2>, f32)> = pts0.iter().chain(&pts1).cloned().collect();
     let (share, changed) = explained(&a, &a2, &both, 12.0);
     println!("pixels changed in 0.5 s: {changed}; near a walker: {:.2} %", 100.0 * share);
     assert!(changed > 1000 && share > 0.995, "{changed} pixels changed, {:.3} near walkers", share);
