@@ -172,7 +172,7 @@ pub(super) fn paths(
         let d = cx.position - ce.position;
         if d.norm() > 0.1 { d.normalize() } else { crate::geometry::v2(ce.side.inward_normal()) }
     };
-    let frames: Vec<(Vec2, Vec2)> = times.iter().map(|&t| (group.position(t), heading(&group, t, fallback))).collect();
+    let frames: Vec<(Vec2, Vec2)> = times.iter().map(|&t| (group.position(t), heading(group, t, fallback))).collect();
     let mut out = Vec::with_capacity(members.len());
     let pace = ce.preferred_speed;
     for ((e, x), (left, behind)) in members.iter().zip(places(members.len(), r)) {

@@ -189,9 +189,18 @@ fn draw_points(painter: &Painter, ct: &ChartTransform, side: Side, cx: &Cx<'_>) 
         }
     }
     let v = &cx.derived.sides[side.index()];
+    // Walking groups: members joined, times taken within half a period of
+    // the first member's (a group crossing at the period's end is drawn
+    // at both ends of the chart).
+    let pi = cx.doc.period;
+    let clipped = painter.with_clip_rect(ct.rect);
     for (_, members) in view::group_links(&cx.derived.sides).into_iter().filter(|(s, _)| *s == side) {
-        let pts: Vec<egui::Pos2> = members.iter().map(|&(s, t)| ct.to_screen(s, t)).collect();
-        painter.add(egui::Shape::line(pts, egui::Stroke::new(3.0, view::GROUP_LINK)));
+        let t0 = members[0].1;
+        let near = |t: f64| t0 + (t - t0 + pi / 2.0).rem_euclid(pi) - pi / 2.0;
+        for shift in [-pi, 0.0, pi] {
+            let pts: Vec<egui::Pos2> = members.iter().map(|&(s, t)| ct.to_screen(s, near(t) + shift)).collect();
+            clipped.add(egui::Shape::line(pts, egui::Stroke::new(3.0, view::GROUP_LINK)));
+        }
     }
     for d in [Direction::Entry, Direction::Exit] {
         for (index, b) in v.pattern.points(d).iter().enumerate() {
