@@ -1,8 +1,8 @@
 //! The baked format: what a bake produces, an exporter writes and a game reads.
 //!
 //! Every type here is plain data. A baked patch is a square of side
-//! [`BakedPatch::size`] `[m]` whose motion repeats with period
-//! [`BakedPatch::period`] `[s]`. Agent paths are space-time polylines with
+//! [`PatchHeader::size`] `[m]` whose motion repeats with period
+//! [`PatchHeader::period`] `[s]`. Agent paths are space-time polylines with
 //! strictly increasing, *unwrapped* times: an exogenous agent lives on
 //! `[t_in, t_out]` with `t_in` in `[0, period)` and `t_out - t_in` possibly
 //! longer than a period (at play time `τ` it is then at every `τ + kπ` inside its

@@ -3,7 +3,7 @@
 //!
 //! A rig is read as a tree of named nodes with their rest positions
 //! ([`Rig`]). Joints are found in three ways, each bone remembering which
-//! ([`Humanoid::reasons`]):
+//! ([`Humanoid::found`]):
 //!
 //! 1. **Names**, across the common conventions: Mixamo
 //!    (`mixamorig:LeftUpLeg`, `mixamorigLeftLeg`), Blender and Rigify
