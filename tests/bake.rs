@@ -357,3 +357,48 @@ fn walking_groups_enter_walk_and_leave_together() {
         assert!(speeds.iter().all(|&u| u == speeds[0]), "{speeds:?}");
     }
 }
+
+/// Where the way is too narrow to walk side by side (a 1.3 m gap in a
+/// wall), a pair that enters side by side walks in line, one behind the
+/// other, through the gap.
+#[test]
+fn a_walking_pair_goes_through_a_narrow_gap_in_line() {
+    use crowdpatch::model::{BoundaryPoint, Obstacle, SideDocument};
+    let points = |v: &[(f64, f64, Option<u32>)]| {
+        Some(v.iter().map(|&(s, t, group)| BoundaryPoint { s, t, velocity: None, group }).collect())
+    };
+    let mut doc = PatchDocument::new(16.0, 10.0);
+    doc.sides.south = Some(SideDocument {
+        entries: points(&[(7.6, 1.0, Some(1)), (8.4, 1.3, Some(1)), (3.0, 6.0, None)]),
+        ..SideDocument::default()
+    });
+    doc.sides.north = Some(SideDocument {
+        exits: points(&[(7.6, 3.0, Some(1)), (8.4, 2.7, Some(1)), (13.0, 9.0, None)]),
+        ..SideDocument::default()
+    });
+    let wall = |x0: f64, x1: f64| Obstacle::Polygon(vec![[x0, 7.5], [x1, 7.5], [x1, 8.5], [x0, 8.5]]);
+    doc.obstacles = vec![wall(0.5, 7.35), wall(8.65, 15.5)];
+    let patch = doc.resolve(None, Path::new(".")).unwrap();
+    let b = bake(&patch, &mut Silent).unwrap();
+    check_invariants(&b);
+    assert!(sampled_min_separation(&b) >= 2.0 * patch.header.agent_radius - 1e-3);
+    let g = &crowdpatch::realism::entry_groups(&b.patch, &b.agents)[0];
+    let (p, q) = (&b.agents[g[0]].path, &b.agents[g[1]].path);
+    // In the gap (y = 8): the two pass one behind the other, both inside.
+    let through = |path: &crowdpatch::path::Path| {
+        let mut t = path.start();
+        while path.position(t).y < 8.0 {
+            t += 0.01;
+        }
+        (t, path.position(t).x)
+    };
+    let ((ta, xa), (tb, xb)) = (through(p), through(q));
+    assert!((7.35..8.65).contains(&xa) && (7.35..8.65).contains(&xb), "{xa} {xb}");
+    assert!((ta - tb).abs() > 0.4, "through the gap {ta:.2} s and {tb:.2} s: not in line");
+    // Having entered side by side, they fall into line.
+    let t = p.start().max(q.start()) + 0.2;
+    let d = p.position(t) - q.position(t);
+    assert!(d.x.abs() > 0.6, "{d:?}");
+    let stats = &b.metrics.realism.as_ref().unwrap().groups;
+    assert!(stats.pairs.angle_deg.unwrap().p50 < 30.0, "{:?}", stats.pairs);
+}

@@ -10,6 +10,11 @@
 //! time, then walks to its own exit point at its own time — so every
 //! member keeps its boundary conditions exactly (the mirror rule).
 //!
+//! Where the way is too narrow for them to walk side by side (the route
+//! with room for the formation's width is blocked, and the places beside
+//! the narrow one are not clear of the obstacles), members walk in line
+//! ([`Shape::InLine`]), as pedestrians form a river in a narrow street.
+//!
 //! The places follow the observations: pairs nearly abreast (Moussaïd et
 //! al. 2010, PLoS ONE 5(4) e10047; ETH/UCY pairs 0.68–0.88 m apart, at
 //! 68–79° to the walking direction, `data/groups.json`), triads in a V with
@@ -97,6 +102,38 @@ pub fn places(n: usize, r: f64) -> Vec<(f64, f64)> {
     }
 }
 
+/// How a group's members walk: side by side ([`places`]), or one behind
+/// the other where the way is too narrow for that ([`in_line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Pairs abreast, triads in a V, sub-groups beyond three.
+    Abreast,
+    /// Single file, in the order the members cross in.
+    InLine,
+}
+
+/// Distance `[m]` between members walking in line (at least 2r + 0.3 m).
+pub const LINE_GAP: f64 = 0.9;
+
+/// Places of `members` walking in line (see [`places`]): single file
+/// centred on the group's path, [`LINE_GAP`] apart (or 2r + 0.3 m), the
+/// member crossing first (its periodic time offset from the group's
+/// `ce`) in front. O(n log n).
+fn in_line(members: &[(Crossing, Crossing)], ce: &Crossing, pi: f64, r: f64) -> Vec<(f64, f64)> {
+    let gap = LINE_GAP.max(2.0 * r + 0.3);
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| {
+        let lag = |k: usize| periodic_offset(members[k].0.t - ce.t, pi);
+        lag(a).total_cmp(&lag(b)).then(a.cmp(&b))
+    });
+    let mut out = vec![(0.0, 0.0); members.len()];
+    let middle = (members.len() as f64 - 1.0) / 2.0;
+    for (rank, &k) in order.iter().enumerate() {
+        out[k] = (0.0, (rank as f64 - middle) * gap);
+    }
+    out
+}
+
 /// The unit walking direction of `path` around time `t`: its displacement
 /// over ±0.5 s, or, where it stands, over the nearest time before (else
 /// after) it moved; `fallback` if it never moves.
@@ -155,6 +192,7 @@ pub(super) fn paths(
     (ce, cx): (&Crossing, &Crossing),
     group: &Path,
     clear: &dyn Fn(Vec2, &[ControlPoint]) -> bool,
+    shape: Shape,
 ) -> Option<Vec<Path>> {
     let (pi, r, l) = (patch.header.period, patch.header.agent_radius, patch.header.size);
     let depth = patch.stub_depth();
@@ -175,7 +213,11 @@ pub(super) fn paths(
     let frames: Vec<(Vec2, Vec2)> = times.iter().map(|&t| (group.position(t), heading(group, t, fallback))).collect();
     let mut out = Vec::with_capacity(members.len());
     let pace = ce.preferred_speed;
-    for ((e, x), (left, behind)) in members.iter().zip(places(members.len(), r)) {
+    let spots = match shape {
+        Shape::Abreast => places(members.len(), r),
+        Shape::InLine => in_line(members, ce, pi, r),
+    };
+    for ((e, x), (left, behind)) in members.iter().zip(spots) {
         // A member crossing after the group's mean time walks that much
         // further behind (its mean lag at entry and exit, at the group's
         // pace, at most LAG_REACH): it keeps its own step phase (generated
@@ -184,7 +226,11 @@ pub(super) fn paths(
         let lag = (pace * lag).clamp(-LAG_REACH, LAG_REACH);
         // A pair whose members cross apart in time is staggered by that
         // alone (else by PAIR_STAGGER).
-        let behind = if members.len() == 2 && lag.abs() > 0.05 { lag } else { behind + lag };
+        let behind = match shape {
+            Shape::InLine => behind,
+            Shape::Abreast if members.len() == 2 && lag.abs() > 0.05 => lag,
+            Shape::Abreast => behind + lag,
+        };
         // The member's times are the group's shifted by whole periods.
         let shift = e.t - periodic_offset(e.t - ce.t, pi) - ce.t;
         let t_out = group.end() + shift + periodic_offset(x.t - group.end(), pi);

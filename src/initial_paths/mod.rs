@@ -66,12 +66,19 @@ pub fn initial_paths(patch: &Patch, pairs: &[Pair]) -> (Vec<Agent>, Vec<InitialN
             );
             let (ce, cx, slack) = formation::crossings(patch, &members);
             let clear = |start: Vec2, points: &[ControlPoint]| clear_of_obstacles(patch, start, points);
-            let walk = |router: &Router| {
+            let walk = |router: &Router, shape| {
                 let (group, note, _) = exogenous_path(patch, router, &ce, &cx, MIN_FREE + slack);
-                formation::paths(patch, &members, (&ce, &cx), &group, &clear).map(|paths| (paths, note))
+                // A route through an obstacle is no formation's.
+                if note.is_some() {
+                    return None;
+                }
+                formation::paths(patch, &members, (&ce, &cx), &group, &clear, shape).map(|paths| (paths, note))
             };
             let pace = ce.preferred_speed;
-            if let Some((paths, note)) = walk(&wide).or_else(|| walk(&router)) {
+            let walked = walk(&wide, formation::Shape::Abreast)
+                .or_else(|| walk(&router, formation::Shape::Abreast))
+                .or_else(|| walk(&router, formation::Shape::InLine));
+            if let Some((paths, note)) = walked {
                 for (k, (&i, path)) in group.iter().zip(paths).enumerate() {
                     in_formation[i] = Some((path, pace, if k == 0 { note.clone() } else { None }));
                 }
