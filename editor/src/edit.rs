@@ -176,10 +176,7 @@ pub fn join_nearest(doc: &mut PatchDocument, id: PointId, base: &Path) -> Result
     if let Some(g) = me.group {
         return Err(format!("{} already walks in group {g}", id.path()));
     }
-    let dt = |a: f64, b: f64| {
-        let d = (a - b).rem_euclid(pi);
-        d.min(pi - d)
-    };
+    let dt = |a: f64, b: f64| crowdpatch::matching::periodic_offset(a - b, pi).abs();
     let size = |g: u32| pts.iter().filter(|b| b.group == Some(g)).count();
     let nearest = pts
         .iter()

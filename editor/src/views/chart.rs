@@ -196,7 +196,7 @@ fn draw_points(painter: &Painter, ct: &ChartTransform, side: Side, cx: &Cx<'_>) 
     let clipped = painter.with_clip_rect(ct.rect);
     for (_, members) in view::group_links(&cx.derived.sides).into_iter().filter(|(s, _)| *s == side) {
         let t0 = members[0].1;
-        let near = |t: f64| t0 + (t - t0 + pi / 2.0).rem_euclid(pi) - pi / 2.0;
+        let near = |t: f64| t0 + crowdpatch::matching::periodic_offset(t - t0, pi);
         for shift in [-pi, 0.0, pi] {
             let pts: Vec<egui::Pos2> = members.iter().map(|&(s, t)| ct.to_screen(s, near(t) + shift)).collect();
             clipped.add(egui::Shape::line(pts, egui::Stroke::new(3.0, view::GROUP_LINK)));
