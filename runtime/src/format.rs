@@ -12,7 +12,7 @@
 use std::ops::{Index, IndexMut, Range};
 
 pub use crate::skeletal::{
-    AgentAnimation, BoundaryGait, Character, CharacterExtras, Foot, Footstep, SkeletalAnimation,
+    AgentAnimation, BoundaryGait, Character, CharacterExtras, Foot, Footstep, SkeletalAnimation, SolePoint,
 };
 
 #[cfg(feature = "serde")]

@@ -127,6 +127,17 @@ pub(crate) fn character(
             in_range(record.hip_joints[1], "hip_joints[1]")?,
         ],
         leg_length: record.leg_length,
+        sole_points: record
+            .sole_points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Ok(crate::skeletal::SolePoint {
+                    joint: in_range(p.joint, &format!("sole_points[{i}].joint"))?,
+                    ..p.clone()
+                })
+            })
+            .collect::<Result<_, LoadError>>()?,
         joints,
         primitives,
     }))

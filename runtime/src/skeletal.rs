@@ -199,6 +199,27 @@ pub struct Character {
     /// height; hip height over it is about 0.9–1.0 in natural walking.
     #[cfg_attr(feature = "serde", serde(default))]
     pub leg_length: f64,
+    /// Where the feet touch the ground: the heel, ball and toe of each
+    /// sole, each carried by a joint (empty in files written before they
+    /// were recorded).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sole_points: Vec<SolePoint>,
+}
+
+/// A point of a foot's sole, carried rigidly by a joint: its world
+/// position is the joint's world matrix times `local`. What foot contact
+/// is measured on as played (heel, ball and toe of each foot).
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct SolePoint {
+    /// The foot.
+    pub foot: Foot,
+    /// Which part of the sole: `heel`, `ball` or `toe`.
+    pub part: String,
+    /// The joint that carries it (index into the character's joints).
+    pub joint: usize,
+    /// Its position in the joint's frame `[m]`.
+    pub local: [f64; 3],
 }
 
 impl Character {
@@ -285,6 +306,10 @@ pub struct CharacterExtras {
     /// Gait phase convention at boundary points, in words (see
     /// [`BoundaryGait`]).
     pub gait_convention: String,
+    /// The soles' contact points (heel, ball, toe of each foot), on which
+    /// players measure foot contact.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
+    pub sole_points: Vec<SolePoint>,
 }
 
 /// The gait convention in words, as written into [`CharacterExtras`].

@@ -33,6 +33,7 @@
 //! | quality figures | [`metrics`] |
 //! | the quality gate: limits on the animation as played | [`gate`] |
 
+pub mod contact;
 pub mod gate;
 pub mod metrics;
 pub mod sampling;
@@ -185,7 +186,7 @@ pub fn animate_with(
                     (anim, trace)
                 }
             }
-            _ => step::synthesize_standing(character, gait, b, period, interval),
+            _ => step::synthesize_standing(skeletal, b, period, interval),
         }
     });
     let (out, traces): (Vec<_>, Vec<_>) = synthesised.into_iter().unzip();

@@ -4,6 +4,7 @@
 //! the instance node, and the trace of the animation *as played* that the
 //! metrics measure.
 
+use crate::character::contact::Soles;
 use crate::character::fk;
 use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, mul4, position_of, yaw};
 use crate::footsteps::{path_sample, wrap_angle_exact};
@@ -23,6 +24,12 @@ pub struct Trace {
     pub root: Vec<[f64; 2]>,
     /// Every joint's world position per sample (glTF frame), for jump checks.
     pub joints: Vec<Vec<V3>>,
+    /// The soles' contact points per sample ([`crate::character::contact::Soles::points`]:
+    /// left heel, ball, toe, then right), patch frame `[x, y, height]` `[m]`.
+    pub contacts: Vec<[[f64; 3]; 6]>,
+    /// The lowest sole vertex per sample, as skinned: its height `[m]`
+    /// (infinite for a character without a mesh).
+    pub lowest: Vec<f64>,
     /// Per step event (a plant or a lift-off inside the path's interval,
     /// and a loop's closing), how far the synthesised pose jumps across it
     /// (by time order). The samples above see a pop only as a fast move
@@ -307,11 +314,17 @@ fn played_world_on(
         x.translation = ta.lerp(tb, s);
         x.rotation = arc.at(qa, qb, s).unwrap_or(*qa);
     }
-    let tc = t.clamp(agent.start(), agent.end());
-    let (ip, ih) = path_sample(agent, tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
-    let (turn, offset) = (yaw(gltf_yaw(ih)), to_gltf(ip));
+    let (turn, offset) = placement_at(agent, t);
     sk.globals_into(pose, globals);
     globals.iter().map(|g| turn * position_of(g) + offset).collect()
+}
+
+/// The instance node's turn and translation (glTF frame) at time `t`
+/// (clamped to the path's interval).
+fn placement_at(agent: &BakedAgent, t: f64) -> (Quat, V3) {
+    let tc = t.clamp(agent.start(), agent.end());
+    let (ip, ih) = path_sample(agent, tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+    (yaw(gltf_yaw(ih)), to_gltf(ip))
 }
 
 /// World position (glTF frame) of joint `j` as [`played_world`] gives it,
@@ -494,6 +507,7 @@ fn trace_times_all(keys: &[f64], interval: f64) -> Vec<f64> {
 /// Local joint tracks relative to the instance node, and the trace.
 pub(super) fn output(
     character: &Character,
+    soles: &Soles,
     agent: &BakedAgent,
     footsteps: Vec<Footstep>,
     times: Vec<f64>,
@@ -551,6 +565,12 @@ pub(super) fn output(
     let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
     let mut arcs = key_arcs(&la, &lb);
     let mut scratch = (character.skeleton.rest_pose(), Vec::with_capacity(n));
+    let inverse_rest: Vec<_> = character
+        .skeleton
+        .globals(&character.skeleton.rest_pose())
+        .iter()
+        .map(|g| g.try_inverse().unwrap_or_else(nalgebra::Matrix4::identity))
+        .collect();
     for t in samples {
         let mut moved = false;
         while i + 2 < times.len() && times[i + 1] <= t {
@@ -574,6 +594,13 @@ pub(super) fn output(
         let r = world[character.hips];
         trace.root.push([r.x, -r.z]);
         trace.joints.push(world);
+        let (turn, offset) = placement_at(agent, t);
+        let points = soles.points_at(&scratch.1);
+        trace.contacts.push(points.map(|p| {
+            let w = turn * p + offset;
+            [w.x, -w.z, w.y]
+        }));
+        trace.lowest.push(soles.lowest_at(&scratch.1, &inverse_rest));
     }
     (anim, trace)
 }

@@ -150,6 +150,8 @@ pub fn unrotate(
         feet: order.iter().map(|x| trace.feet[x.1]).collect(),
         root: order.iter().map(|x| trace.root[x.1]).collect(),
         joints: order.iter().map(|x| trace.joints[x.1].clone()).collect(),
+        contacts: order.iter().map(|x| trace.contacts[x.1]).collect(),
+        lowest: order.iter().map(|x| trace.lowest[x.1]).collect(),
         events,
     };
     (out, t)
@@ -241,6 +243,8 @@ mod tests {
             feet: vec![[[0.0; 3]; 2]; 11],
             root: vec![[0.0; 2]; 11],
             joints: vec![vec![]; 11],
+            contacts: vec![[[0.0; 3]; 6]; 11],
+            lowest: vec![0.0; 11],
             events: Vec::new(),
         };
         let (a, t) = unrotate(anim, trace, 1.0, 10.0, 1);

@@ -1,6 +1,7 @@
 //! A character ready to animate bakes.
 
 use crate::character::Character;
+use crate::character::contact::Soles;
 use crate::character::ik::Legs;
 use crate::character::library::LibraryError;
 use crate::footsteps::{FootstepParams, GaitModel};
@@ -25,6 +26,9 @@ pub struct Skeletal {
     pub root_pull: f64,
     /// The joints of its legs, for the foot IK.
     pub legs: Legs,
+    /// Its soles: contact points and lowest mesh vertices, for the contact
+    /// measure as played.
+    pub soles: Soles,
 }
 
 impl Skeletal {
@@ -42,6 +46,7 @@ impl Skeletal {
         params.min_duration *= s.min(1.0);
         params.time_step *= s.min(1.0);
         let legs = Legs::new(&character).with_detached_hinges(&character);
-        Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0, legs })
+        let soles = Soles::of(&character);
+        Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0, legs, soles })
     }
 }

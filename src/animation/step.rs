@@ -9,10 +9,10 @@ use super::sampling::{
 };
 use super::skeletal::Skeletal;
 use crate::character::fk::{self, PoseFk};
-use crate::character::ik::{Leg, Legs, follow_foot_fk, move_foot_fk, reach_fix_fk};
+use crate::character::ik::{Leg, Legs, follow_foot_fk, lift_toe_fk, move_foot_fk, reach_fix_fk, turn_foot_fk};
 use crate::character::library::Weights;
-use crate::character::{Character, Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
-use crate::footsteps::{BoundaryFootsteps, FootstepPlan, GaitModel, landing_of, path_position, wrap_angle_exact};
+use crate::character::{Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
+use crate::footsteps::{BoundaryFootsteps, FootstepPlan, landing_of, path_position, wrap_angle_exact};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot};
 
 /// Per-joint difference `a ⊖ b`: rotation `a·b⁻¹` and translation `a − b`,
@@ -76,6 +76,13 @@ struct Step<'a> {
     yaw_turn: f64,
     /// Stance-foot yaw in the model frame at u = 0 (for undoing its turn).
     stance_yaw0: f64,
+    /// World (glTF) yaw of the swing foot, relative to its rest, when it
+    /// was planted (the previous step's stance foot at its start): held
+    /// until its lift-off ([`Step::hold_yaw`]). None for the first step.
+    trail_yaw: Option<f64>,
+    /// Contact points (in their joints' frames) of the toes' tips, left
+    /// then right, and their height at rest `[m]` (model frame).
+    toe_tips: [(V3, f64); 2],
     stance_at: V3,
     swing_from: V3,
     swing_to: V3,
@@ -86,6 +93,15 @@ struct Step<'a> {
     swing_fixed_lift: V3,
     swing_fixed_end: V3,
 }
+
+/// Share of the swing over which the swing foot's horizontal move from its
+/// footprint eases in ([`Step::swing_target`]).
+const SWING_EASE: f64 = 0.3;
+
+/// Least height `[m]` of the swing foot's sole over the floor in mid-swing
+/// ([`Step::clear_floor`]): a walker's least toe clearance is 1–2 cm
+/// (Winter, *Foot trajectory in human gait*, 1992).
+const SWING_CLEARANCE: f64 = 0.015;
 
 /// Model-frame yaw of the foot joint of `leg` relative to its rest.
 fn stance_yaw(fk: &mut PoseFk<'_>, leg: &Leg) -> f64 {
@@ -247,10 +263,80 @@ impl Step<'_> {
         // ground before its lift-off).
         let dm = model_delta(legs, &mut p, swing, target) + down + hold(swing);
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
+        if std::env::var("NO_YAW").is_err() {
+            self.hold_yaw(skeletal, &mut p, u);
+        }
+        if std::env::var("NO_CLEAR").is_err() {
+            self.clear_floor(skeletal, &mut p, u);
+        }
         for foot in [Foot::Left, Foot::Right] {
+            let (tip, floor) = self.toe_tips[foot.index()];
+            if std::env::var("NO_TOE").is_err() {
+                lift_toe_fk(legs, &mut p.fk, foot, tip, floor);
+            }
             follow_foot_fk(legs, &mut p.fk, foot);
         }
         p.into_posed()
+    }
+
+    /// Holds each planted foot at the yaw it was planted with, turning it
+    /// about its contact joint: a walker turning over a step turns on its
+    /// stance foot without the foot turning on the floor, so that no heel
+    /// skids round the ball (the turn of the body is taken up at the hip);
+    /// the foot takes up the turn in the air, the swing foot's hold fading
+    /// out from its lift-off to its landing. Continuous: the hold is 0 at a
+    /// plant and at the landing, and what the stance foot holds at the
+    /// step's end the trailing foot holds at the next step's start.
+    /// O(leg depth).
+    fn hold_yaw(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
+        let (gait, legs) = (&skeletal.gait, &skeletal.legs);
+        let stance = legs.leg(self.stance);
+        let now = p.yaw + stance_yaw(&mut p.fk, stance);
+        // The last step gives up its hold by its end, which meets a
+        // boundary's (or the loop's own start's) pose that holds nothing.
+        let end = if self.end_delta.is_some() { 1.0 - smoothstep((u - 0.5) / 0.5) } else { 1.0 };
+        let hold = wrap_angle_exact(self.yaw0 + self.stance_yaw0 - now) * end;
+        turn_foot_fk(legs, &mut p.fk, self.stance, hold, gait.knee_hinges[self.stance.index()]);
+        if let Some(planted) = self.trail_yaw {
+            let swing = self.stance.other();
+            let lift = self.lift.min(0.95);
+            let w = if u <= lift { 1.0 } else { 1.0 - smoothstep((u - lift) / (1.0 - lift)) };
+            if w > 0.0 {
+                let now = p.yaw + stance_yaw(&mut p.fk, legs.leg(swing));
+                let hold = wrap_angle_exact(planted - now) * w;
+                turn_foot_fk(legs, &mut p.fk, swing, hold, gait.knee_hinges[swing.index()]);
+            }
+        }
+    }
+
+    /// Raises the swing foot in the air so that its sole (heel, ball and
+    /// toe tip, [`crate::character::contact::Soles`]) clears the floor by
+    /// [`SWING_CLEARANCE`]: a clip's swing foot played on another body, or
+    /// lowered with it, would pass through the floor or scrape its toes
+    /// along it. The raise comes in after the lift-off and goes out before
+    /// the landing ([`SWING_EASE`] of the swing each), so the pose is
+    /// continuous at both. O(leg depth).
+    fn clear_floor(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
+        let lift = self.lift.min(0.95);
+        if u <= lift || u >= 1.0 {
+            return;
+        }
+        let span = SWING_EASE * (1.0 - lift);
+        let w = smoothstep((u - lift) / span) * (1.0 - smoothstep((u - (1.0 - span)) / span));
+        if w <= 0.0 {
+            return;
+        }
+        let swing = self.stance.other();
+        let points = &skeletal.soles.points[3 * swing.index()..3 * swing.index() + 3];
+        let low = points
+            .iter()
+            .map(|c| (p.fk.global(c.joint) * c.local.push(1.0)).y - c.rest.y)
+            .fold(f64::INFINITY, f64::min);
+        let raise = w * (SWING_CLEARANCE * w - low).max(0.0);
+        if raise > 0.0 {
+            let hinge = skeletal.gait.knee_hinges[swing.index()];
+            move_foot_fk(&skeletal.legs, &mut p.fk, swing, V3::new(0.0, raise, 0.0), hinge);
+        }
     }
 
     /// Where the swing foot goes at phase `u` after its lift-off: where the
@@ -262,7 +348,14 @@ impl Step<'_> {
         let c = p.fk.position(legs.leg(self.stance.other()).contact);
         let w = p.world(c);
         let s = smoothstep((u - lift) / (1.0 - lift));
-        w + (self.swing_from - free_lift) * (1.0 - s) + (self.swing_to - free_end) * s
+        let to = w + (self.swing_from - free_lift) * (1.0 - s) + (self.swing_to - free_end) * s;
+        // The foot leaves the floor before it moves along it: its
+        // horizontal move from the footprint eases in over the first
+        // [`SWING_EASE`] of the swing (a foot held to the lift-off would
+        // otherwise set off at the clip's speed there and drag its toes).
+        let e = smoothstep((u - lift) / (SWING_EASE * (1.0 - lift)));
+        let from = self.swing_from;
+        V3::new(from.x + (to.x - from.x) * e, to.y, from.z + (to.z - from.z) * e)
     }
 
     /// The raw pose at `u` placed ([`Step::place`]) and its body moved by
@@ -371,6 +464,11 @@ pub fn synthesize_walker(
             yaw0: 0.0,
             yaw_turn: 0.0,
             stance_yaw0: 0.0,
+            trail_yaw: steps.last().map(|p: &Step<'_>| p.yaw0 + p.stance_yaw0),
+            toe_tips: Foot::BOTH.map(|f| {
+                let p = &skeletal.soles.points[3 * f.index() + 2];
+                (p.local, p.rest.y)
+            }),
             stance_at: to_gltf(a.position),
             swing_from: to_gltf(f[j - 1].position),
             swing_to: to_gltf(b.position),
@@ -394,7 +492,8 @@ pub fn synthesize_walker(
         step.yaw0 = gltf_yaw(a.heading);
         step.yaw_turn = wrap_angle_exact(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
         // Where the swing foot would be without correction.
-        let swing = skeletal.legs.leg(a.foot.other());
+        let swing_foot = a.foot.other();
+        let swing = skeletal.legs.leg(swing_foot);
         let free = |raw: Raw, u: f64| {
             let mut placing = step.place(skeletal, raw.pose, u);
             let c = placing.fk.position(swing.contact);
@@ -443,7 +542,7 @@ pub fn synthesize_walker(
         &eval,
     );
     let footsteps = f.clone();
-    let (anim, mut trace) = output(character, agent, footsteps, times, posed, interval);
+    let (anim, mut trace) = output(character, &skeletal.soles, agent, footsteps, times, posed, interval);
     trace.events = event_jumps(character, f, (f[1].t, f[f.len() - 1].t), &eval);
     (anim, trace)
 }
@@ -458,12 +557,12 @@ fn with_plant_keys(times: Vec<f64>, footsteps: &[crowdpatch_runtime::format::Foo
 /// Synthesises a standing agent: the idle clip (or the rest pose), played a
 /// whole number of times per period, at the path's position and heading.
 pub fn synthesize_standing(
-    character: &Character,
-    gait: &GaitModel,
+    skeletal: &Skeletal,
     agent: &BakedAgent,
     period: f64,
     interval: f64,
 ) -> (AgentAnimation, Trace) {
+    let (character, gait) = (&skeletal.character, &skeletal.gait);
     let sk = &character.skeleton;
     let times = sample_times(agent, interval);
     let idle = gait.library.idle.map(|k| &gait.library.clips[k]);
@@ -487,5 +586,5 @@ pub fn synthesize_standing(
             Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
         })
         .collect();
-    output(character, agent, Vec::new(), times, posed, interval)
+    output(character, &skeletal.soles, agent, Vec::new(), times, posed, interval)
 }

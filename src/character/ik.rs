@@ -212,6 +212,77 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
     }
 }
 
+/// Turns the foot of `foot` by `angle` `[rad]` about the vertical through
+/// its contact joint (model frame, +Y up), the contact staying where it is:
+/// two-bone IK brings the ankle round (the knee bending about `hinge`,
+/// when given) and the foot takes its turned orientation, its heel rolled
+/// up where the turned ankle is out of the leg's reach ([`heel_roll`]); a
+/// foot joint outside a two-bone leg is turned in place. O(leg depth).
+pub fn turn_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, angle: f64, hinge: Option<V3>) {
+    if angle.abs() < 1e-12 {
+        return;
+    }
+    let leg = legs.leg(foot);
+    let r = crate::character::yaw(angle);
+    let c = fk.position(leg.contact);
+    let ankle_at = c + r * (fk.position(leg.ankle) - c);
+    let foot_global = r * fk.rotation(leg.ankle);
+    match leg.bent {
+        Some((thigh, shin)) => {
+            // Out of reach once turned, the heel rolls up about the
+            // contact as [`move_foot_fk`] does.
+            let reach = 0.999
+                * ((fk.position(shin) - fk.position(thigh)).norm()
+                    + (fk.position(leg.ankle) - fk.position(shin)).norm());
+            let roll = heel_roll(ankle_at, c, fk.position(thigh), reach);
+            let foot_global = roll * foot_global;
+            two_bone_ik_fk(fk, thigh, shin, leg.ankle, c + roll * (ankle_at - c), hinge);
+            let q = fk.rotation(shin).inverse() * foot_global;
+            fk.set_rotation(leg.ankle, q);
+        }
+        None => {
+            let parent = fk.skeleton().joints[leg.ankle].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
+            fk.set_rotation(leg.ankle, parent.inverse() * foot_global);
+        }
+    }
+}
+
+/// Bends the toes of `foot` up at their joint by the least angle that
+/// keeps the point `tip` (in the toe joint's frame: the tip of the sole,
+/// [`crate::character::contact::Soles`]) no lower than `floor` (model-frame
+/// height `[m]`), as a walker's toes bend at the ball when the heel rises
+/// rather than go through the floor. Nothing for a foot without a toe joint
+/// or a tip above the floor; continuous (0 where the tip touches the floor).
+/// O(leg depth).
+pub fn lift_toe_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, tip: V3, floor: f64) {
+    let leg = legs.leg(foot);
+    if leg.contact == leg.ankle {
+        return;
+    }
+    let g = fk.global(leg.contact);
+    let joint = position_of(&g);
+    let at = (g * tip.push(1.0)).xyz();
+    if at.y >= floor {
+        return;
+    }
+    let v = at - joint;
+    let along = V3::new(v.x, 0.0, v.z);
+    let len = v.norm();
+    if along.norm() < 1e-9 || len < 1e-9 {
+        return;
+    }
+    let d = along.normalize();
+    let elevation = v.y.atan2(d.dot(&v));
+    let want = ((floor - joint.y) / len).clamp(-1.0, 1.0).asin();
+    if want <= elevation {
+        return;
+    }
+    let axis = nalgebra::Unit::new_normalize(d.cross(&V3::y()));
+    let q = Quat::from_axis_angle(&axis, want - elevation) * fk.rotation(leg.contact);
+    let parent = fk.skeleton().joints[leg.contact].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
+    fk.set_rotation(leg.contact, parent.inverse() * q);
+}
+
 /// The roll of a foot about its contact point (heel up), as a walker does,
 /// that brings its ankle from `ankle_at` within `reach` of the hip joint at
 /// `hip`, rather than let the contact slide; at most [`MAX_HEEL_ROLL`]

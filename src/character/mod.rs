@@ -5,6 +5,8 @@
 //! - [`import`]: a user character from a glTF/GLB file;
 //! - [`analysis`]: foot plants, steps and their annotations (course notes,
 //!   "Dynamic Footsteps Planning for Multiple Characters" §4 — called BPK);
+//! - [`contact`]: the contact points of the soles (heel, ball, toe) and the
+//!   lowest mesh vertices, found in the rest pose;
 //! - [`describe`]: the character in words, as `character inspect` and the
 //!   editor show it;
 //! - [`library`]: the annotated steps of a character, mirrored, with the
@@ -24,6 +26,7 @@ pub mod analysis;
 pub mod builtin;
 pub mod bvh;
 pub mod choice;
+pub mod contact;
 pub mod describe;
 pub mod fk;
 pub mod humanoid;
@@ -657,6 +660,16 @@ impl Character {
             primitives: self.primitives.clone(),
             hip_joints: self.hip_joints(),
             leg_length: self.leg_length(),
+            sole_points: contact::Soles::of(self)
+                .points
+                .iter()
+                .map(|p| rt::SolePoint {
+                    foot: p.foot,
+                    part: p.part.name().to_owned(),
+                    joint: p.joint,
+                    local: p.local.into(),
+                })
+                .collect(),
         }
     }
 

@@ -174,6 +174,7 @@ pub(crate) fn character_extras(sk: &SkeletalAnimation) -> CharacterExtras {
         hip_joints: c.hip_joints,
         leg_length: c.leg_length,
         gait_convention: GAIT_CONVENTION.to_owned(),
+        sole_points: c.sole_points.clone(),
     }
 }
 

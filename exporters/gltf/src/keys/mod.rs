@@ -333,6 +333,7 @@ mod tests {
             primitives: vec![],
             hip_joints: [1, 3],
             leg_length: 0.85,
+            sole_points: vec![],
         };
         // Play times as a file holds them (f32).
         let times: Vec<f64> = (0..m).map(|k| f64::from((2.0 * k as f64 / (m - 1) as f64) as f32)).collect();
