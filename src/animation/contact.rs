@@ -150,11 +150,11 @@ mod tests {
         // 0.3 s.
         let right = c.iter().find(|c| c.point == 3).unwrap();
         assert!((right.t0 - 0.2).abs() < 0.01 && (right.t1 - 0.5).abs() < 1e-9);
-        // The heel lifting 10 cm/s is in contact for 0.1 s only, and
-        // drifts less than a centimetre in it.
-        let lifted = contacts(&times, &pts(0.35 / 0.5, 0.1));
+        // The heel lifting 8 cm/s is in contact for 0.125 s only, and
+        // drifts a quarter as far in it.
+        let lifted = contacts(&times, &pts(0.35 / 0.5, 0.08));
         let heel = lifted.iter().find(|c| c.point == 0).unwrap();
-        assert!(heel.t1 - heel.t0 <= 0.1 + 1e-9 && heel.drift < 0.011, "{heel:?}");
+        assert!(heel.t1 - heel.t0 <= 0.125 + 1e-9 && heel.drift < 0.015, "{heel:?}");
         let (p95, over) = drift_figures(&c);
         assert!(p95 > 0.04 && over > 0.0);
         // Skate: the still foot weighs in at 0 m/s, the skidding heel and
