@@ -49,7 +49,7 @@ use crate::figures::AnimationMetrics;
 use crate::footsteps::{FootstepPlan, PathEnds, loop_seam_velocity, path_position, plan_agent};
 use crate::model::Patch;
 use crate::path::Agent;
-use crowdpatch_runtime::format::{BakedAgent, BoundaryGait, Side, SkeletalAnimation};
+use crowdpatch_runtime::format::{self as rt, BakedAgent, BoundaryGait, Side, SkeletalAnimation};
 
 /// The result of the footstep and animation stage.
 #[derive(Debug, Clone)]
@@ -206,7 +206,11 @@ pub fn animate_with(
     metrics.hip_height_ratio = [gate.hip_height_mean, gate.hip_height_p5, gate.hip_height_min.value];
     metrics.step_length_min = gate.step_length_min.value;
     SkeletalOutcome {
-        animation: SkeletalAnimation { character: character.to_runtime(), sample_interval: interval, agents: out },
+        animation: SkeletalAnimation {
+            character: rt::Character { sole_points: skeletal.soles.records(), ..character.to_runtime() },
+            sample_interval: interval,
+            agents: out,
+        },
         plans,
         traces,
         gaits,

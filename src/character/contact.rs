@@ -166,6 +166,19 @@ impl Soles {
         Soles { points: points.try_into().expect("six contact points"), vertices: all, from_mesh }
     }
 
+    /// The contact points as the baked format records them.
+    pub fn records(&self) -> Vec<crowdpatch_runtime::format::SolePoint> {
+        self.points
+            .iter()
+            .map(|p| crowdpatch_runtime::format::SolePoint {
+                foot: p.foot,
+                part: p.part.name().to_owned(),
+                joint: p.joint,
+                local: p.local.into(),
+            })
+            .collect()
+    }
+
     /// The contact points' model-frame positions for the joints' global
     /// matrices `globals` (in the order of [`Soles::points`]). O(1).
     pub fn points_at(&self, globals: &[nalgebra::Matrix4<f64>]) -> [V3; 6] {

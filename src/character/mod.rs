@@ -628,7 +628,8 @@ impl Character {
     }
 
     /// The character in the baked format: joints with rest transforms and
-    /// inverse bind matrices, feet, hips, mesh.
+    /// inverse bind matrices, feet, hips, mesh (its sole points left for
+    /// [`contact::Soles::records`] to fill).
     pub fn to_runtime(&self) -> rt::Character {
         let rest = self.skeleton.rest_pose();
         let globals = self.skeleton.globals(&rest);
@@ -660,16 +661,7 @@ impl Character {
             primitives: self.primitives.clone(),
             hip_joints: self.hip_joints(),
             leg_length: self.leg_length(),
-            sole_points: contact::Soles::of(self)
-                .points
-                .iter()
-                .map(|p| rt::SolePoint {
-                    foot: p.foot,
-                    part: p.part.name().to_owned(),
-                    joint: p.joint,
-                    local: p.local.into(),
-                })
-                .collect(),
+            sole_points: Vec::new(),
         }
     }
 
