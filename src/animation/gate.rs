@@ -10,7 +10,7 @@
 //! | stance drift | per contact of a weight-bearing sole point (heel or ball of either foot, within 1 cm of its lowest height for ≥ 0.1 s, measured on the played geometry: [`crate::animation::contact`]), the largest horizontal distance it moves from where the contact began; the toe tips' are reported by part, not gated (a toe-off scrapes them forward 2–3 cm on every character so far) | p95 ≤ 2.5 cm, ≤ 10 % of contacts over 2 cm, max ≤ 10 cm (a glide, a pop) |
 //! | clearance | the least height of any sole point, stance or swing (a foot through the floor) | ≥ −8 cm |
 //! | lowest vertex | the lowest skinned vertex of the mesh, median over all samples (sinking into the floor or floating over it) | within ±3 cm of the floor |
-//! | planted lift | per footstep, the largest height of the planted foot's contact joint above its height at rest (the foot flat on the floor), from the end of the loading response ([`LOADING_RESPONSE`] after the plant) to mid-stance (half-way to the lift-off; the heel rises after it) | ≤ 2.5 cm (a transition between blends once lifted a planted foot 15 cm with the footprint held) |
+//! | planted lift | per footstep, the largest height of the planted foot's contact joint above its height in stance in the character's walks ([`stance_contact_height`]: the foot flat on the floor), from the end of the loading response ([`LOADING_RESPONSE`] after the plant) to mid-stance (half-way to the lift-off; the heel rises after it) | ≤ 2.5 cm (a transition between blends once lifted a planted foot 15 cm with the footprint held) |
 //! | root deviation | horizontal distance of the hips from the baked path (the body may leave the path a little round a sharp corner rather than crouch or let a planted foot slide; the maximum is reported) | p95 ≤ 5 cm |
 //! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
 //! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
@@ -234,6 +234,30 @@ pub fn walk_hip_height(character: &Character, library: &StepLibrary) -> f64 {
     if least.is_finite() { least } else { 0.9 }
 }
 
+/// The height `[m]` of a planted foot's contact joint in the character's
+/// walks (the clips put on the floor, [`crate::character::contact::Soles::ground_clips`]):
+/// the median over the walks' frames of the lower of the two contact
+/// joints (in a walk one foot is always planted); the rest pose's when the
+/// character has no walk. O(clip frames · joints).
+pub fn stance_contact_height(character: &Character) -> f64 {
+    let sk = &character.skeleton;
+    let [l, r] = [character.feet[0].contact, character.feet[1].contact];
+    let mut h: Vec<f64> = Vec::new();
+    for (k, clip) in character.clips.iter().enumerate() {
+        if Some(k) == character.idle {
+            continue;
+        }
+        for f in &clip.frames {
+            let p = sk.positions(f);
+            h.push(p[l].y.min(p[r].y));
+        }
+    }
+    quantile(&mut h, 0.5, Quantile::Nearest).unwrap_or_else(|| {
+        let p = sk.positions(&sk.rest_pose());
+        p[l].y.min(p[r].y)
+    })
+}
+
 /// Checks a synthesised patch: `anims` and `traces` per agent (bake order),
 /// `paths` gives each agent's path position at a time (for the root
 /// deviation), `walk_reference` the character's own walk's least hip height
@@ -291,8 +315,7 @@ fn check_agents<'a>(
     let mut clearance_min = None;
     let mut lowest = Vec::new();
     let mut lowest_min = None;
-    let rest = character.skeleton.positions(&character.skeleton.rest_pose());
-    let rest_height = [rest[character.feet[0].contact].y, rest[character.feet[1].contact].y];
+    let stance_height = stance_contact_height(character);
     for (a, (anim, tr)) in items {
         // Continuity across step events.
         for e in &tr.events {
@@ -330,7 +353,8 @@ fn check_agents<'a>(
                 worse(&mut lowest_min, low, a, tr.times[i], String::new, false);
             }
         }
-        // Planted lift, per footstep of the plan.
+        // Planted lift, per footstep of the plan: above the contact
+        // joint's height in stance in the character's walks.
         for fs in &anim.footsteps {
             let k = fs.foot.index();
             let from = tr.times.partition_point(|&t| t < fs.t - 1e-9);
@@ -341,7 +365,7 @@ fn check_agents<'a>(
                 // mid-stance (after it the heel rises, and a foot joint
                 // that is a rig's contact joint with it).
                 if t >= fs.t + LOADING_RESPONSE && t <= (fs.t + fs.lift) / 2.0 {
-                    let up = tr.feet[i][k][2] - rest_height[k];
+                    let up = tr.feet[i][k][2] - stance_height;
                     worse(&mut lift_max, up, a, t, || format!("{} foot", fs.foot.name()), true);
                 }
             }

@@ -36,7 +36,16 @@ impl Skeletal {
     ///
     /// # Errors
     /// [`LibraryError`] when the character has no walking steps.
-    pub fn new(character: Character) -> Result<Skeletal, LibraryError> {
+    pub fn new(mut character: Character) -> Result<Skeletal, LibraryError> {
+        // The clips' feet on the floor the bind pose stands on.
+        let soles = Soles::of(&character);
+        for (clip, dy) in soles.ground_clips(&mut character) {
+            let how = if dy > 0.0 { "below" } else { "above" };
+            character.notes.push(format!(
+                "clip {clip}: its feet stood {:.1} cm {how} the floor; moved onto it",
+                100.0 * dy.abs()
+            ));
+        }
         let gait = GaitModel::new(&character)?;
         // Step durations scale with the square root of the leg length
         // (dynamic similarity, Alexander 1989): a short-legged character
@@ -46,7 +55,6 @@ impl Skeletal {
         params.min_duration *= s.min(1.0);
         params.time_step *= s.min(1.0);
         let legs = Legs::new(&character).with_detached_hinges(&character);
-        let soles = Soles::of(&character);
         Ok(Skeletal { character, gait, frame_rate: 30.0, params, root_pull: 1.0, legs, soles })
     }
 }

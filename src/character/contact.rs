@@ -166,6 +166,60 @@ impl Soles {
         Soles { points: points.try_into().expect("six contact points"), vertices: all, from_mesh }
     }
 
+    /// Puts each of `character`'s clips on the floor: the clip's ground is
+    /// the median over its frames of the lowest sole vertex (of the sole
+    /// points for a character without a mesh; in a walk a foot is always
+    /// down, standing both are), and the clip's top joints
+    /// are moved up or down by it, so that a clip authored with its feet
+    /// in the floor or over it plants them on it as the bind pose does
+    /// (the model frame's floor, `y = 0`, is the lowest vertex at rest).
+    /// Returns, per clip moved more than 2 mm, its name and the move `[m]`.
+    /// O(clip frames · joints).
+    pub fn ground_clips(&self, character: &mut Character) -> Vec<(String, f64)> {
+        let sk = &character.skeleton;
+        let rest = sk.globals(&sk.rest_pose());
+        let inverse_rest: Vec<_> =
+            rest.iter().map(|g| g.try_inverse().unwrap_or_else(nalgebra::Matrix4::identity)).collect();
+        let rest_low = self.lowest_at(&rest, &inverse_rest);
+        let rest_low = if rest_low.is_finite() {
+            rest_low
+        } else {
+            self.points.iter().map(|p| p.rest.y).fold(f64::INFINITY, f64::min)
+        };
+        let tops: Vec<usize> = (0..sk.len()).filter(|&j| sk.joints[j].parent.is_none()).collect();
+        let mut moved = Vec::new();
+        for clip in &mut character.clips {
+            let mut lows: Vec<f64> = clip
+                .frames
+                .iter()
+                .map(|f| {
+                    let g = sk.globals(f);
+                    let low = self.lowest_at(&g, &inverse_rest);
+                    if low.is_finite() {
+                        low
+                    } else {
+                        self.points_at(&g).iter().map(|p| p.y).fold(f64::INFINITY, f64::min)
+                    }
+                })
+                .filter(|y| y.is_finite())
+                .collect();
+            let Some(ground) = crate::stats::quantile(&mut lows, 0.5, crate::stats::Quantile::Nearest) else {
+                continue;
+            };
+            let dy = rest_low.min(0.0).max(-0.05) - ground;
+            if dy.abs() <= 0.002 {
+                continue;
+            }
+            for f in &mut clip.frames {
+                for &t in &tops {
+                    f[t].translation.y += dy;
+                }
+            }
+            moved.push((clip.name.clone(), dy));
+        }
+        moved
+    }
+
     /// The contact points as the baked format records them.
     pub fn records(&self) -> Vec<crowdpatch_runtime::format::SolePoint> {
         self.points
