@@ -41,10 +41,9 @@ impl Skeletal {
         let soles = Soles::of(&character);
         for (clip, dy) in soles.ground_clips(&mut character) {
             let how = if dy > 0.0 { "below" } else { "above" };
-            character.notes.push(format!(
-                "clip {clip}: its feet stood {:.1} cm {how} the floor; moved onto it",
-                100.0 * dy.abs()
-            ));
+            character
+                .notes
+                .push(format!("clip {clip}: its feet stood {:.1} cm {how} the floor; moved onto it", 100.0 * dy.abs()));
         }
         let gait = GaitModel::new(&character)?;
         // Step durations scale with the square root of the leg length

@@ -566,6 +566,22 @@ pub fn synthesize_standing(
     let sk = &character.skeleton;
     let times = sample_times(agent, interval);
     let idle = gait.library.idle.map(|k| &gait.library.clips[k]);
+    // A standing agent's path may wander a few centimetres (collision
+    // removal nudges it; it stands while it stays within 5 cm): it stands
+    // on one spot, its mean, facing its mean heading, so that its feet do
+    // not slide with the path.
+    let n = agent.keys.len().max(1) as f64;
+    let stand_at = agent.keys.iter().fold([0.0, 0.0], |a, k| [a[0] + k.position[0] / n, a[1] + k.position[1] / n]);
+    let (sin, cos) = agent.keys.iter().fold((0.0, 0.0), |a, k| (a.0 + k.heading.sin(), a.1 + k.heading.cos()));
+    let stand_heading = if sin.hypot(cos) > 1e-9 { sin.atan2(cos) } else { agent.keys[0].heading };
+    // The idle clip's hips sway over its feet: the body is put on the
+    // spot by the hips' mean over the clip, so the feet stay put.
+    let hips = match idle {
+        Some(clip) if !clip.frames.is_empty() => {
+            clip.frames.iter().map(|f| sk.positions(f)[character.hips]).sum::<V3>() / clip.frames.len() as f64
+        }
+        _ => sk.positions(&sk.rest_pose())[character.hips],
+    };
     let posed = times
         .iter()
         .map(|&t| {
@@ -578,9 +594,8 @@ pub fn synthesize_standing(
                 }
                 None => sk.rest_pose(),
             };
-            let (p, h) = agent.sample(tc).unwrap_or((agent.keys[0].position, agent.keys[0].heading));
+            let (p, h) = (stand_at, stand_heading);
             let y = gltf_yaw(h);
-            let hips = sk.positions(&pose)[character.hips];
             let r = yaw(y) * V3::new(hips.x, 0.0, hips.z);
             let target = to_gltf(p);
             Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
