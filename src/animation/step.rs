@@ -263,17 +263,11 @@ impl Step<'_> {
         // ground before its lift-off).
         let dm = model_delta(legs, &mut p, swing, target) + down + hold(swing);
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
-        if std::env::var("NO_YAW").is_err() {
-            self.hold_yaw(skeletal, &mut p, u);
-        }
-        if std::env::var("NO_CLEAR").is_err() {
-            self.clear_floor(skeletal, &mut p, u);
-        }
+        self.hold_yaw(skeletal, &mut p, u);
+        self.clear_floor(skeletal, &mut p, u);
         for foot in [Foot::Left, Foot::Right] {
             let (tip, floor) = self.toe_tips[foot.index()];
-            if std::env::var("NO_TOE").is_err() {
-                lift_toe_fk(legs, &mut p.fk, foot, tip, floor);
-            }
+            lift_toe_fk(legs, &mut p.fk, foot, tip, floor);
             follow_foot_fk(legs, &mut p.fk, foot);
         }
         p.into_posed()
