@@ -149,7 +149,11 @@ fn figures(baked: &BakedPatch, dt: f64, contact: [usize; 2]) -> Figures {
 fn contacts(character: &Character) -> ([usize; 2], f64) {
     let contact = [character.feet[0].contact, character.feet[1].contact];
     let rest = character.skeleton.positions(&character.skeleton.rest_pose());
-    (contact, rest[contact[0]].y.max(rest[contact[1]].y) + 0.02)
+    // The clips are put on the floor by their soles (Soles::ground_clips):
+    // a planted contact joint sits where the walks have it in stance.
+    let grounded = Skeletal::new(character.clone()).unwrap();
+    let stance = crowdpatch::animation::gate::stance_contact_height(&grounded.character);
+    (contact, rest[contact[0]].y.max(rest[contact[1]].y).max(stance) + 0.02)
 }
 
 fn assert_plays_well(name: &str, baked: &BakedPatch, (contact, limit): ([usize; 2], f64)) {
@@ -776,4 +780,50 @@ fn members_of_a_walking_group_step_out_of_lockstep() {
     );
     assert!(median >= 0.15, "median phase difference {median}");
     assert!(lockstep <= 0.25, "{:.0} % of plants in lockstep", 100.0 * lockstep);
+}
+
+#[test]
+fn planted_heels_keep_their_place_and_yaw_through_the_turns() {
+    // figure7's walkers turn by up to 44° a step. A foot turned with the
+    // body about its ball skids its heel 3–5 cm along the floor; held at
+    // the yaw it was planted with, every point of the sole stays put.
+    let patch = load_patch(&repo().join("patches/figure7.patch.json")).unwrap();
+    let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(builtin::character()).unwrap())) };
+    let bake = bake_with(&patch, &options, &mut Silent).unwrap();
+    let s = bake.skeletal.as_ref().unwrap();
+    let g = &s.gate;
+    assert!(g.passed(), "{:?}", g.violations);
+    let [heel, ball, _] = g.stance_drift_p95_by_part;
+    assert!(heel < 0.005 && ball < 0.005, "heel {heel}, ball {ball} at the 95th percentile");
+    assert!(g.stance_drift_max.value < 0.01, "{:?}", g.stance_drift_max);
+    assert!(g.contacts > 100, "{} contacts", g.contacts);
+    // The character stands on the floor: its lowest vertex within 5 mm of it.
+    assert!(g.lowest_vertex_median.abs() < 0.005, "{}", g.lowest_vertex_median);
+    // Independently of the contact measure: at every sample where a heel
+    // is planted (its footstep between the loading response and the
+    // lift-off, the heel down), its yaw about the vertical is what it was
+    // at the plant. The heel and ball points of the trace give the foot's
+    // direction on the floor.
+    let mut checked = 0;
+    for (trace, anim) in s.traces.iter().zip(&s.animation.agents) {
+        for f in &anim.footsteps {
+            let k = 3 * f.foot.index();
+            let dir = |i: usize| {
+                let (h, b) = (trace.contacts[i][k], trace.contacts[i][k + 1]);
+                (b[1] - h[1]).atan2(b[0] - h[0])
+            };
+            let from = trace.times.partition_point(|&t| t < f.t + 0.12);
+            let to = trace.times.partition_point(|&t| t < f.t + 0.5 * (f.lift - f.t));
+            if to <= from + 1 {
+                continue;
+            }
+            let yaw0 = dir(from);
+            for i in from..to {
+                let turned = crowdpatch_runtime::format::wrap_angle(dir(i) - yaw0).abs();
+                assert!(turned < 0.02, "a planted foot turns {:.1}° at {:.2} s", turned.to_degrees(), trace.times[i]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} samples checked");
 }

