@@ -95,14 +95,24 @@ struct Step<'a> {
     swing_fixed_end: V3,
 }
 
-/// Most a planted foot is held against the body's turn `[rad]`
-/// ([`Step::hold_yaw`]): beyond about this a walker's foot turns with it
-/// (a pivot on the spot); the hold saturates smoothly, `M · tanh(δ / M)`.
-const MAX_HOLD: f64 = 1.0;
+/// A planted foot is held against the body's turn exactly up to this
+/// `[rad]` (40°), then less and less ([`capped`]).
+const FULL_HOLD: f64 = 0.7;
 
-/// `δ` held at most [`MAX_HOLD`], smoothly.
+/// Most a planted foot is held against the body's turn `[rad]` (69°,
+/// [`Step::hold_yaw`]): beyond about this a walker's foot turns with it
+/// (a pivot on the spot).
+const MAX_HOLD: f64 = 1.2;
+
+/// `δ` as held: itself up to [`FULL_HOLD`], then saturating smoothly
+/// (`tanh`, with a continuous slope) towards [`MAX_HOLD`].
 fn capped(delta: f64) -> f64 {
-    MAX_HOLD * (delta / MAX_HOLD).tanh()
+    let a = delta.abs();
+    if a <= FULL_HOLD {
+        return delta;
+    }
+    let room = MAX_HOLD - FULL_HOLD;
+    delta.signum() * (FULL_HOLD + room * ((a - FULL_HOLD) / room).tanh())
 }
 
 /// Share of the swing over which the swing foot's horizontal move from its
