@@ -97,8 +97,7 @@ pub fn skate_sums(times: &[f64], points: &[[[f64; 3]; 6]]) -> (f64, f64) {
         if dt <= 1e-9 {
             continue;
         }
-        for k in 0..6 {
-            let (a, b) = (points[i - 1][k], points[i][k]);
+        for (a, b) in points[i - 1].iter().zip(&points[i]) {
             let h = (0.5 * (a[2] + b[2])).max(0.0);
             let w = (2.0 - (h / SKATE_HEIGHT).exp2()).clamp(0.0, 1.0);
             let v = (b[0] - a[0]).hypot(b[1] - a[1]) / dt;

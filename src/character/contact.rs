@@ -206,7 +206,7 @@ impl Soles {
             let Some(ground) = crate::stats::quantile(&mut lows, 0.5, crate::stats::Quantile::Nearest) else {
                 continue;
             };
-            let dy = rest_low.min(0.0).max(-0.05) - ground;
+            let dy = rest_low.clamp(-0.05, 0.0) - ground;
             if dy.abs() <= 0.002 {
                 continue;
             }
