@@ -216,7 +216,7 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
 /// its contact joint (model frame, +Y up), the contact staying where it is:
 /// two-bone IK brings the ankle round (the knee bending about `hinge`,
 /// when given) and the foot takes its turned orientation, its heel rolled
-/// up where the turned ankle is out of the leg's reach ([`heel_roll`]); a
+/// up where the turned ankle is out of the leg's reach (the heel roll of [`move_foot_fk`]); a
 /// foot joint outside a two-bone leg is turned in place. O(leg depth).
 pub fn turn_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, angle: f64, hinge: Option<V3>) {
     if angle.abs() < 1e-12 {
