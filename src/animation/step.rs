@@ -9,7 +9,9 @@ use super::sampling::{
 };
 use super::skeletal::Skeletal;
 use crate::character::fk::{self, PoseFk};
-use crate::character::ik::{Leg, Legs, follow_foot_fk, lift_toe_fk, move_foot_fk, reach_fix_fk, turn_foot_fk};
+use crate::character::ik::{
+    Leg, Legs, follow_foot_fk, lift_toe_fk, move_foot_fk, pitch_foot_fk, reach_fix_fk, turn_foot_fk,
+};
 use crate::character::library::Weights;
 use crate::character::{Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
 use crate::footsteps::{BoundaryFootsteps, FootstepPlan, landing_of, path_position, wrap_angle_exact};
@@ -286,6 +288,7 @@ impl Step<'_> {
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
         self.hold_yaw(skeletal, &mut p, u);
         self.clear_floor(skeletal, &mut p, u);
+        self.flat_foot(skeletal, &mut p, u);
         for foot in [Foot::Left, Foot::Right] {
             let (tip, floor) = self.toe_tips[foot.index()];
             lift_toe_fk(legs, &mut p.fk, foot, tip, floor);
@@ -325,6 +328,56 @@ impl Step<'_> {
                 turn_foot_fk(legs, &mut p.fk, swing, capped(hold) * w, gait.knee_hinges[swing.index()]);
             }
         }
+    }
+
+    /// Brings the stance foot's heel down towards the floor in mid-stance,
+    /// pitching the foot about its contact joint, where the walk holds it
+    /// over the floor (a walk retargeted onto a longer foot, or a clip
+    /// walking on its toes): a walker's foot is flat from the loading
+    /// response to the heel rise (Perry & Burnfield 2010, ch. 2), and a
+    /// heel hovering there slides in on the next landing. The weight comes
+    /// in over the first 20 % of the step and goes out from its middle to
+    /// 80 %, before the heel rises; the pitch is cut to what keeps the
+    /// ankle within the leg's reach (a straight leg cannot lower it).
+    /// Continuous. O(leg depth).
+    fn flat_foot(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
+        let w = smoothstep(u / 0.2) * (1.0 - smoothstep((u - 0.5) / 0.3));
+        let leg = skeletal.legs.leg(self.stance);
+        let Some((thigh, shin)) = leg.bent else { return };
+        if w <= 0.0 || leg.contact == leg.ankle {
+            return;
+        }
+        let heel = &skeletal.soles.points[3 * self.stance.index()];
+        let c = p.fk.position(leg.contact);
+        let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
+        let (arm, up) = (at - c, at.y - heel.rest.y);
+        let along = V3::new(arm.x, 0.0, arm.z);
+        if up <= 0.0 || along.norm() < 1e-6 {
+            return;
+        }
+        // The pitch that lowers the heel by `up`, about the horizontal
+        // axis across the foot through the contact.
+        let (r, y) = (arm.norm(), arm.y);
+        let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
+        let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
+        let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
+        let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
+        let fits = |a: f64| (c + Quat::from_axis_angle(&axis, a) * (ankle - c) - hip).norm() <= reach;
+        let mut angle = w * full;
+        if !fits(angle) {
+            // The largest share of it within reach (bisection).
+            let (mut lo, mut hi) = (0.0, 1.0);
+            if !fits(0.0) {
+                return;
+            }
+            for _ in 0..30 {
+                let mid = 0.5 * (lo + hi);
+                if fits(mid * angle) { lo = mid } else { hi = mid }
+            }
+            angle *= lo;
+        }
+        let hinge = skeletal.gait.knee_hinges[self.stance.index()];
+        pitch_foot_fk(&skeletal.legs, &mut p.fk, self.stance, Quat::from_axis_angle(&axis, angle), hinge);
     }
 
     /// Raises the swing foot in the air so that its sole (heel, ball and

@@ -212,6 +212,28 @@ pub fn move_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, delta: V3, hin
     }
 }
 
+/// Turns the foot of `foot` by the rotation `r` (model frame) about its
+/// contact joint, the contact staying where it is (two-bone IK brings the
+/// ankle round, the knee bending about `hinge` when given); the caller
+/// keeps the turned ankle within the leg's reach. O(leg depth).
+pub fn pitch_foot_fk(legs: &Legs, fk: &mut PoseFk<'_>, foot: Foot, r: Quat, hinge: Option<V3>) {
+    let leg = legs.leg(foot);
+    let c = fk.position(leg.contact);
+    let ankle_at = c + r * (fk.position(leg.ankle) - c);
+    let foot_global = r * fk.rotation(leg.ankle);
+    match leg.bent {
+        Some((thigh, shin)) => {
+            two_bone_ik_fk(fk, thigh, shin, leg.ankle, ankle_at, hinge);
+            let q = fk.rotation(shin).inverse() * foot_global;
+            fk.set_rotation(leg.ankle, q);
+        }
+        None => {
+            let parent = fk.skeleton().joints[leg.ankle].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
+            fk.set_rotation(leg.ankle, parent.inverse() * foot_global);
+        }
+    }
+}
+
 /// Turns the foot of `foot` by `angle` `[rad]` about the vertical through
 /// its contact joint (model frame, +Y up), the contact staying where it is:
 /// two-bone IK brings the ankle round (the knee bending about `hinge`,
