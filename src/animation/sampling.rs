@@ -281,7 +281,7 @@ fn played_world(
 ) -> Vec<V3> {
     let arcs = key_arcs(a, b);
     let mut scratch = (character.skeleton.rest_pose(), Vec::new());
-    played_world_on(character, agent, a, b, &arcs, s, t, &mut scratch)
+    played_world_on(character, placement_at(agent, t), a, b, &arcs, s, &mut scratch)
 }
 
 /// Per joint, the rotation at key `b` on `a`'s hemisphere and the arc to it
@@ -296,17 +296,16 @@ fn key_arcs(a: &[(V3, Quat)], b: &[(V3, Quat)]) -> Vec<(Quat, SlerpArc)> {
         .collect()
 }
 
-/// [`played_world`] with the keys' arcs ([`key_arcs`]) and a scratch pose
-/// (its scales the rest pose's) and globals.
-#[allow(clippy::too_many_arguments)]
+/// [`played_world`] with the instance node's placement (turn and
+/// translation, [`placement_at`]), the keys' arcs ([`key_arcs`]) and a
+/// scratch pose (its scales the rest pose's) and globals.
 fn played_world_on(
     character: &Character,
-    agent: &BakedAgent,
+    (turn, offset): (Quat, V3),
     a: &[(V3, Quat)],
     b: &[(V3, Quat)],
     arcs: &[(Quat, SlerpArc)],
     s: f64,
-    t: f64,
     (pose, globals): &mut (Pose, Vec<nalgebra::Matrix4<f64>>),
 ) -> Vec<V3> {
     let sk = &character.skeleton;
@@ -314,7 +313,6 @@ fn played_world_on(
         x.translation = ta.lerp(tb, s);
         x.rotation = arc.at(qa, qb, s).unwrap_or(*qa);
     }
-    let (turn, offset) = placement_at(agent, t);
     sk.globals_into(pose, globals);
     globals.iter().map(|g| turn * position_of(g) + offset).collect()
 }
@@ -565,12 +563,6 @@ pub(super) fn output(
     let (mut la, mut lb) = (local(0), local((times.len() - 1).min(1)));
     let mut arcs = key_arcs(&la, &lb);
     let mut scratch = (character.skeleton.rest_pose(), Vec::with_capacity(n));
-    let inverse_rest: Vec<_> = character
-        .skeleton
-        .globals(&character.skeleton.rest_pose())
-        .iter()
-        .map(|g| g.try_inverse().unwrap_or_else(nalgebra::Matrix4::identity))
-        .collect();
     for t in samples {
         let mut moved = false;
         while i + 2 < times.len() && times[i + 1] <= t {
@@ -584,7 +576,8 @@ pub(super) fn output(
         }
         let j = (i + 1).min(times.len() - 1);
         let s = if times[j] > times[i] { ((t - times[i]) / (times[j] - times[i])).clamp(0.0, 1.0) } else { 0.0 };
-        let world = played_world_on(character, agent, &la, &lb, &arcs, s, t, &mut scratch);
+        let (turn, offset) = placement_at(agent, t);
+        let world = played_world_on(character, (turn, offset), &la, &lb, &arcs, s, &mut scratch);
         let foot = |f: Foot| {
             let w = world[character.foot(f).contact];
             [w.x, -w.z, w.y]
@@ -594,13 +587,12 @@ pub(super) fn output(
         let r = world[character.hips];
         trace.root.push([r.x, -r.z]);
         trace.joints.push(world);
-        let (turn, offset) = placement_at(agent, t);
         let points = soles.points_at(&scratch.1);
         trace.contacts.push(points.map(|p| {
             let w = turn * p + offset;
             [w.x, -w.z, w.y]
         }));
-        trace.lowest.push(soles.lowest_at(&scratch.1, &inverse_rest));
+        trace.lowest.push(soles.lowest_at(&scratch.1));
     }
     (anim, trace)
 }

@@ -86,6 +86,9 @@ pub struct SkinnedVertex {
     pub joints: [u16; 4],
     /// Weights (summing to 1).
     pub weights: [f32; 4],
+    /// The rest position in each joint's rest frame (the inverse bind
+    /// matrix applied), so that skinning it is a dot product a joint.
+    pub locals: [V3; 4],
 }
 
 /// The soles of a character: six contact points (left heel, ball, toe,
@@ -109,11 +112,14 @@ impl Soles {
         // The joints below each ankle (the ankle included).
         let below = |ankle: usize, j: usize| j == ankle || sk.is_ancestor(ankle, j);
         let mut feet_vertices: [Vec<V3>; 2] = [Vec::new(), Vec::new()];
+        let inverse_rest: Vec<_> =
+            rest.iter().map(|g| g.try_inverse().unwrap_or_else(nalgebra::Matrix4::identity)).collect();
         let mut all: Vec<SkinnedVertex> = Vec::new();
         for p in &character.primitives {
             for ((v, js), ws) in p.positions.iter().zip(&p.joints).zip(&p.weights) {
                 let v = V3::new(v[0] as f64, v[1] as f64, v[2] as f64);
-                all.push(SkinnedVertex { rest: v, joints: *js, weights: *ws });
+                let locals = js.map(|j| inverse_rest.get(j as usize).map_or(v, |m| (m * v.push(1.0)).xyz()));
+                all.push(SkinnedVertex { rest: v, joints: *js, weights: *ws, locals });
                 let (mut best, mut w) = (usize::MAX, 0.0f32);
                 for k in 0..4 {
                     if ws[k] > w {
@@ -177,10 +183,7 @@ impl Soles {
     /// O(clip frames · joints).
     pub fn ground_clips(&self, character: &mut Character) -> Vec<(String, f64)> {
         let sk = &character.skeleton;
-        let rest = sk.globals(&sk.rest_pose());
-        let inverse_rest: Vec<_> =
-            rest.iter().map(|g| g.try_inverse().unwrap_or_else(nalgebra::Matrix4::identity)).collect();
-        let rest_low = self.lowest_at(&rest, &inverse_rest);
+        let rest_low = self.lowest_at(&sk.globals(&sk.rest_pose()));
         let rest_low = if rest_low.is_finite() {
             rest_low
         } else {
@@ -194,7 +197,7 @@ impl Soles {
                 .iter()
                 .map(|f| {
                     let g = sk.globals(f);
-                    let low = self.lowest_at(&g, &inverse_rest);
+                    let low = self.lowest_at(&g);
                     if low.is_finite() {
                         low
                     } else {
@@ -243,9 +246,8 @@ impl Soles {
     }
 
     /// The least height (`y`) of the sole vertices, linear-blend skinned by
-    /// the joints' global matrices `globals`, with `inverse_rest` the
-    /// inverse of each joint's rest global matrix. O(sole vertices).
-    pub fn lowest_at(&self, globals: &[nalgebra::Matrix4<f64>], inverse_rest: &[nalgebra::Matrix4<f64>]) -> f64 {
+    /// the joints' global matrices `globals`. O(sole vertices).
+    pub fn lowest_at(&self, globals: &[nalgebra::Matrix4<f64>]) -> f64 {
         let mut low = f64::INFINITY;
         for v in &self.vertices {
             let mut y = 0.0;
@@ -256,8 +258,7 @@ impl Soles {
                 if w <= 0.0 || j >= globals.len() {
                     continue;
                 }
-                let m = globals[j] * inverse_rest[j];
-                y += w * (m.row(1) * v.rest.push(1.0))[0];
+                y += w * (globals[j].row(1) * v.locals[k].push(1.0))[0];
                 wsum += w;
             }
             if wsum > 0.0 {
@@ -292,12 +293,11 @@ mod tests {
         // were found; the sole vertices at rest are as low as the mesh.
         let sk = &c.skeleton;
         let g = sk.globals(&sk.rest_pose());
-        let inv: Vec<_> = g.iter().map(|m| m.try_inverse().unwrap()).collect();
         for (p, q) in s.points_at(&g).iter().zip(&s.points) {
             assert!((p - q.rest).norm() < 1e-9);
         }
         let low = c.primitives.iter().flat_map(|p| &p.positions).map(|v| v[1] as f64).fold(f64::INFINITY, f64::min);
-        assert!((s.lowest_at(&g, &inv) - low).abs() < 1e-6);
+        assert!((s.lowest_at(&g) - low).abs() < 1e-6);
     }
 
     #[test]
