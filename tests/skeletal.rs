@@ -13,7 +13,7 @@ use crowdpatch::character::setup::{CharacterSpec, setup};
 use crowdpatch::character::{Character, builtin};
 use crowdpatch::{BakeOptions, Silent, bake_with, load_patch};
 use crowdpatch_gltf::{Compression, GlbOptions, KeyTolerance, write_glb, write_glb_with_stats};
-use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch};
+use crowdpatch_runtime::format::{AgentKind, BakedAgent, BakedPatch, Foot};
 use crowdpatch_runtime::skeletal::{AgentAnimation, Character as RtCharacter};
 use crowdpatch_runtime::{JointPoses, JointSampler, PhaseSource, Tile};
 use nalgebra::{Matrix4, Quaternion, Translation3, UnitQuaternion, Vector3};
@@ -50,15 +50,16 @@ fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Matrix4<f64> {
         * Matrix4::new_nonuniform_scaling(&Vector3::new(s[0], s[1], s[2]))
 }
 
-/// Joint world positions (patch frame x, y, height) of `anim` at unwrapped
-/// time `t`, as a glTF player shows them: keys interpolated (lerp, shortest
-/// slerp), joints composed down the tree, under the instance node placed on
-/// the path (translation, yaw = heading + π/2 about +Y).
-fn played(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -> Vec<[f64; 3]> {
-    played_world(ch, agent, anim, t).iter().map(|m| [m[(0, 3)], -m[(2, 3)], m[(1, 3)]]).collect()
+/// Joint world positions (patch frame x, y, height) of joint world
+/// matrices (glTF frame) as [`played_world`] gives them.
+fn played(world: &[Matrix4<f64>]) -> Vec<[f64; 3]> {
+    world.iter().map(|m| [m[(0, 3)], -m[(2, 3)], m[(1, 3)]]).collect()
 }
 
-/// Joint world matrices (glTF frame, +Y up) of [`played`].
+/// Joint world matrices (glTF frame, +Y up) of `anim` at unwrapped time
+/// `t`, as a glTF player shows them: keys interpolated (lerp, shortest
+/// slerp), joints composed down the tree, under the instance node placed on
+/// the path (translation, yaw = heading + π/2 about +Y).
 fn played_world(ch: &RtCharacter, agent: &BakedAgent, anim: &AgentAnimation, t: f64) -> Vec<Matrix4<f64>> {
     let n = ch.joints.len();
     let times = &anim.times;
@@ -100,36 +101,52 @@ struct Figures {
     planted_height_max: f64,
 }
 
-/// Mean horizontal speed of planted contact joints, the p95 distance of
-/// the hips from the path, and the highest planted contact joint
-/// (`contact`: left, right, joint indices of the played character), sampled
-/// every `dt` over each agent's interval.
+/// Mean horizontal speed of planted feet, the p95 distance of the hips
+/// from the path, and the highest planted contact joint (`contact`: left,
+/// right, joint indices of the played character), sampled every `dt` over
+/// each agent's interval. A planted foot's speed is that of the lower of
+/// its heel and ball as played (the character's sole points): the point it
+/// stands or rolls on (a foot without a toe joint rolls on its ball, and
+/// its ankle, the planner's contact joint, moves as the heel rises).
 fn figures(baked: &BakedPatch, dt: f64, contact: [usize; 2]) -> Figures {
     let sk = baked.skeletal.as_ref().expect("a skeletal bake");
     let ch = &sk.character;
+    // Heel and ball of each foot (glTF frame positions of a sample).
+    let soles = |m: &[Matrix4<f64>]| -> [[Vector3<f64>; 2]; 2] {
+        [Foot::Left, Foot::Right].map(|foot| {
+            ["heel", "ball"].map(|part| match ch.sole_points.iter().find(|p| p.foot == foot && p.part == part) {
+                Some(p) => (m[p.joint] * nalgebra::Vector4::new(p.local[0], p.local[1], p.local[2], 1.0)).xyz(),
+                None => m[ch.foot(foot)].column(3).xyz(),
+            })
+        })
+    };
     let mut speeds = Vec::new();
     let mut deviations = Vec::new();
     let mut height = 0.0_f64;
     for (agent, anim) in baked.agents.iter().zip(&sk.agents) {
-        let mut prev: Option<(f64, Vec<[f64; 3]>)> = None;
+        let mut prev: Option<(f64, [[Vector3<f64>; 2]; 2])> = None;
         let mut t = agent.start();
         while t <= agent.end() {
-            let w = played(ch, agent, anim, t);
+            let m = played_world(ch, agent, anim, t);
+            let w = played(&m);
+            let now = soles(&m);
             let (p, _) = agent.sample(t).unwrap();
             let hips = w[ch.hips];
             deviations.push((hips[0] - p[0]).hypot(hips[1] - p[1]));
             for f in anim.footsteps.iter().filter(|f| t >= f.t + 0.05 && t <= f.lift - 0.05) {
                 height = height.max(w[contact[f.foot.index()]][2]);
             }
-            if let Some((t0, w0)) = &prev {
+            if let Some((t0, before)) = &prev {
                 for f in &anim.footsteps {
                     if *t0 >= f.t && t <= f.lift {
-                        let c = ch.foot(f.foot);
-                        speeds.push((w[c][0] - w0[c][0]).hypot(w[c][1] - w0[c][1]) / (t - t0));
+                        let [heel, ball] = now[f.foot.index()];
+                        let k = usize::from(ball.y < heel.y);
+                        let (a, b) = (before[f.foot.index()][k], now[f.foot.index()][k]);
+                        speeds.push((b.x - a.x).hypot(b.z - a.z) / (t - t0));
                     }
                 }
             }
-            prev = Some((t, w));
+            prev = Some((t, now));
             t += dt;
         }
     }

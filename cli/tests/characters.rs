@@ -100,6 +100,16 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
             assert!(gate["stance_drift_p95"].as_f64().unwrap() <= limit("stance_drift_p95"), "{name}");
             assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= limit("stance_drift_max"), "{name}");
             assert!(gate["lowest_vertex_median"].as_f64().unwrap().abs() <= limit("lowest_vertex"), "{name}");
+            // And, tighter than the gate, what a player should see of the
+            // feet (issue 29's bar, with the margin of the worst character
+            // so far, the KayKit knight on the avenue at 10.0 mm and the UE
+            // mannequin's 2.7 % there): heels and balls planted to within
+            // a centimetre, few contacts drifting over 2 cm, the lowest
+            // vertex within a centimetre of the floor.
+            let (p95, over) =
+                (gate["stance_drift_p95"].as_f64().unwrap(), gate["stance_drift_over_2cm"].as_f64().unwrap());
+            assert!(p95 <= 0.0105 && over <= 0.03, "{name} on {patch_name}: p95 {p95}, {over} over 2 cm");
+            assert!(gate["lowest_vertex_median"].as_f64().unwrap().abs() <= 0.01, "{name} on {patch_name}");
         }
         assert!(gate["step_length_min"]["value"].as_f64().unwrap() >= -0.19, "{name}");
         assert!(gate["planted_lift_max"]["value"].as_f64().unwrap() <= 0.025, "{name}");
@@ -107,17 +117,13 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
     }
 }
 
-/// The shared characters and patches whose feet, measured on the soles as
-/// played, still drift past the gate's limits (exit 1, the gate naming the
-/// drift): Kenney's legs have neither knees nor feet and swing as rigid
-/// pendulums, their ends gliding 34 cm a stance; the Rigify metarig's heel
-/// slides in on landing on figure7 (p95 2.9 cm), and 11 % of the UE
-/// mannequin's contacts there and of the warrior's on the park drift over
-/// 2 cm.
-fn known_glide(name: &str, patch: &str) -> bool {
+/// The shared characters whose feet, measured on the soles as played,
+/// still drift past the gate's limits (exit 1, the gate naming the drift):
+/// Kenney's legs have neither knees nor feet and swing as rigid pendulums,
+/// their ends gliding 25–35 cm a stance. Every other shared humanoid meets
+/// the gate on every patch of the test.
+fn known_glide(name: &str, _patch: &str) -> bool {
     name.starts_with("Kenney")
-        || (patch == "figure7" && ["MML_", "OrangeJuice"].iter().any(|p| name.starts_with(p)))
-        || (patch == "park" && name.starts_with("Quaternius"))
 }
 
 /// Humanoids of other conventions (Unreal mannequin, Rigify metarig with

@@ -101,6 +101,8 @@ pub struct Soles {
     pub vertices: Vec<SkinnedVertex>,
     /// Whether each foot's points come from its mesh (else from its joints).
     pub from_mesh: [bool; 2],
+    /// Each foot's contact joint at rest, model frame `[m]` (left, right).
+    pub contact_rest: [V3; 2],
 }
 
 impl Soles {
@@ -169,7 +171,8 @@ impl Soles {
         if let Some(low) = all.first().map(|v| v.rest.y) {
             all.retain(|v| v.rest.y <= low + 0.03);
         }
-        Soles { points: points.try_into().expect("six contact points"), vertices: all, from_mesh }
+        let contact_rest = Foot::BOTH.map(|f| pos(character.foot(f).contact));
+        Soles { points: points.try_into().expect("six contact points"), vertices: all, from_mesh, contact_rest }
     }
 
     /// Puts each of `character`'s clips on the floor: the clip's ground is
