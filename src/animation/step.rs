@@ -409,8 +409,8 @@ impl Step<'_> {
     /// Weighted by the foot's share of the ground: the stance foot fully,
     /// the trailing foot up to its lift-off then fading over
     /// [`SWING_EASE`] of the swing, the swing foot fading in over its
-    /// landing ([`SWING_LAND`]); continuous. Nothing for a foot outside a
-    /// two-bone leg. O(leg depth).
+    /// landing ([`SWING_LAND`]); continuous. Nothing for a leg that is its
+    /// own foot (no knee, no foot joint). O(leg depth).
     fn pin_sole(&self, skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, u: f64) {
         let lift = self.lift.min(0.95);
         let w = if foot == self.stance || u <= lift {
@@ -425,6 +425,11 @@ impl Step<'_> {
         }
         let legs = &skeletal.legs;
         let leg = legs.leg(foot);
+        if leg.bent.is_none() && leg.detached.is_none() {
+            // A leg that is its own foot (no knee, no foot joint) swings
+            // as a whole: shifting its end would shift the leg.
+            return;
+        }
         let soles = &skeletal.soles;
         let c = p.fk.position(leg.contact);
         let c_rest = soles.contact_rest[foot.index()];
