@@ -127,11 +127,24 @@ const SWING_EASE: f64 = 0.3;
 /// centimetres of its swing along the floor (1–2 cm on retargeted walks).
 const SWING_LAND: f64 = 0.4;
 
+/// Share of the swing before the landing by which the swing foot is over
+/// its footprint ([`SWING_LAND`]): its last centimetre down is vertical
+/// (RobotExpressive on figure7, heel drift p95 6.7 → 0.5 mm).
+const LAND_TAIL: f64 = 0.1;
+
 /// [`SWING_LAND`] for a foot outside a two-bone leg (a leg that follows its
 /// foot, [`follow_foot_fk`]): a foot on its footprint that early would be
 /// out of such a leg's reach (RobotExpressive: its lower leg's end 1.1 cm
 /// off the foot at the 99th percentile with 0.3, under 1 cm with 0.2).
 const SWING_LAND_DETACHED: f64 = 0.2;
+
+/// Share of the swing over which the swing foot's raise to
+/// [`SWING_CLEARANCE`] comes in after the lift-off and goes out before the
+/// landing ([`Step::clear_floor`]): a foot lowered into the floor by a
+/// retargeted walk would otherwise skim it early and late in the swing
+/// (toe tips of the KayKit knight: stance drift p95 104 → 26 mm, from
+/// [`SWING_EASE`]'s 0.3 to 0.2).
+const CLEARANCE_EASE: f64 = 0.2;
 
 /// Height difference `[m]` of heel and ball over which the pivot of a
 /// rolling foot passes from one to the other ([`Step::pin_sole`]).
@@ -356,12 +369,21 @@ impl Step<'_> {
     /// in over the first 20 % of the step and goes out from its middle to
     /// 80 %, before the heel rises; the pitch is cut to what keeps the
     /// ankle within the leg's reach (a straight leg cannot lower it).
-    /// Continuous. O(leg depth).
+    /// A heel pushed under the floor is raised onto it the same way, from
+    /// 5 % of the step to 70 % (faded out by its end): the transition offset
+    /// from the previous step ([`Step::holds`]) turns hip, knee and ankle,
+    /// and the foot kept at the orientation it gives would push the built-in
+    /// walker's heel 4.8 cm into the floor in the loading response.
+    /// Continuous (the heel is above the floor at the landing). O(leg
+    /// depth).
     fn flat_foot(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
         let w = smoothstep(u / 0.2) * (1.0 - smoothstep((u - 0.5) / 0.3));
+        // A heel under the floor is raised from just after the landing
+        // (where it is above the floor) until the heel rise.
+        let w_sunk = smoothstep(u / 0.05) * (1.0 - smoothstep((u - 0.7) / 0.3));
         let leg = skeletal.legs.leg(self.stance);
         let Some((thigh, shin)) = leg.bent else { return };
-        if w <= 0.0 || leg.contact == leg.ankle {
+        if w.max(w_sunk) <= 0.0 || leg.contact == leg.ankle {
             return;
         }
         let heel = &skeletal.soles.points[3 * self.stance.index()];
@@ -369,11 +391,12 @@ impl Step<'_> {
         let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
         let (arm, up) = (at - c, at.y - heel.rest.y);
         let along = V3::new(arm.x, 0.0, arm.z);
-        if up <= 0.0 || along.norm() < 1e-6 {
+        if up == 0.0 || (up > 0.0 && w <= 0.0) || (up < 0.0 && w_sunk <= 0.0) || along.norm() < 1e-6 {
             return;
         }
-        // The pitch that lowers the heel by `up`, about the horizontal
-        // axis across the foot through the contact.
+        let w = if up > 0.0 { w } else { w_sunk };
+        // The pitch that lowers the heel by `up` (raises it by `-up`),
+        // about the horizontal axis across the foot through the contact.
         let (r, y) = (arm.norm(), arm.y);
         let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
         let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
@@ -462,7 +485,7 @@ impl Step<'_> {
         if u <= lift || u >= 1.0 {
             return;
         }
-        let span = SWING_EASE * (1.0 - lift);
+        let span = CLEARANCE_EASE * (1.0 - lift);
         let w = smoothstep((u - lift) / span) * (1.0 - smoothstep((u - (1.0 - span)) / span));
         if w <= 0.0 {
             return;
@@ -499,10 +522,11 @@ impl Step<'_> {
         let (x, z) = (from.x + (to.x - from.x) * e, from.z + (to.z - from.z) * e);
         // And it comes onto its footprint before it comes down: over the
         // last [`SWING_LAND`] of the swing its horizontal place is drawn to
-        // the footprint (the landing foot settles vertically).
+        // the footprint, where it is by the last [`LAND_TAIL`] (the landing
+        // foot settles vertically).
         let land = if legs.leg(self.stance.other()).bent.is_some() { SWING_LAND } else { SWING_LAND_DETACHED };
-        let span = land * (1.0 - lift);
-        let l = smoothstep((u - (1.0 - span)) / span);
+        let (span, tail) = (land * (1.0 - lift), LAND_TAIL * (1.0 - lift));
+        let l = smoothstep((u - (1.0 - span)) / (span - tail));
         let end = self.swing_to;
         V3::new(x + (end.x - x) * l, to.y, z + (end.z - z) * l)
     }
