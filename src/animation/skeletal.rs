@@ -37,6 +37,9 @@ impl Skeletal {
     /// # Errors
     /// [`LibraryError`] when the character has no walking steps.
     pub fn new(mut character: Character) -> Result<Skeletal, LibraryError> {
+        // Keyframes gone wrong (a joint out and back in one frame).
+        let pops = crate::character::repair_clip_pops(&mut character);
+        character.notes.extend(pops);
         // The clips' feet on the floor the bind pose stands on.
         let soles = Soles::of(&character);
         for (clip, dy) in soles.ground_clips(&mut character) {

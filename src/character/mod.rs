@@ -361,6 +361,32 @@ pub fn rotation_of(m: &Matrix4<f64>) -> Quat {
 /// with nalgebra's 0, "until convergence".
 pub const MAX_ROTATION_ITERATIONS: usize = 100;
 
+/// Repairs the pops of every clip of `character` ([`Clip::repair_pops`]),
+/// returning a note per clip repaired (its name, how many pops, the worst:
+/// joint, frame and size). O(frames · joints).
+pub fn repair_clip_pops(character: &mut Character) -> Vec<String> {
+    let mut notes = Vec::new();
+    let names: Vec<String> = character.skeleton.joints.iter().map(|j| j.name.clone()).collect();
+    for clip in &mut character.clips {
+        let pops = clip.repair_pops();
+        let Some(worst) = pops.iter().max_by(|a, b| a.size.total_cmp(&b.size)) else { continue };
+        let size = if worst.rotation {
+            format!("{:.0}°", worst.size.to_degrees())
+        } else {
+            format!("{:.1} cm", 100.0 * worst.size)
+        };
+        notes.push(format!(
+            "clip {}: {} joint value{} popped out for one frame and back (worst: {} at frame {}, {size}); each replaced by its neighbours' mean",
+            clip.name,
+            pops.len(),
+            if pops.len() == 1 { "" } else { "s" },
+            names.get(worst.joint).map_or("?", |s| s.as_str()),
+            worst.frame,
+        ));
+    }
+    notes
+}
+
 /// A clip: poses sampled at a fixed interval over its duration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
@@ -374,7 +400,74 @@ pub struct Clip {
     pub cyclic: bool,
 }
 
+/// A joint's rotation from one frame to the next and back by more than
+/// this `[rad]` (17°) is a pop ([`Clip::repair_pops`]): at 24 frames a
+/// second and more, a walk's fastest joint turns about half of it a frame.
+pub const POP_ANGLE: f64 = 0.3;
+
+/// A joint's translation out and back by more than this `[m]` from one
+/// frame to the next is a pop ([`Clip::repair_pops`]).
+pub const POP_SHIFT: f64 = 0.05;
+
+/// A repaired pop ([`Clip::repair_pops`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pop {
+    /// The frame.
+    pub frame: usize,
+    /// The joint (skeleton index).
+    pub joint: usize,
+    /// How far it went out: rotation `[rad]`, or translation `[m]` for a
+    /// translation pop.
+    pub size: f64,
+    /// Whether it was a rotation.
+    pub rotation: bool,
+}
+
 impl Clip {
+    /// Repairs pops: a joint that turns by more than [`POP_ANGLE`] (or moves
+    /// by more than [`POP_SHIFT`]) at one frame and back at the next, its
+    /// neighbours less than half as far apart, is a keyframe gone wrong (a
+    /// walk so keyed would flick a foot off the floor for a frame, or split
+    /// its stance into two); that frame's value is replaced by its
+    /// neighbours' mean (slerp, lerp). Neighbours wrap for a cyclic clip;
+    /// the end frames of another are left alone. Returns what was repaired.
+    /// O(frames · joints).
+    pub fn repair_pops(&mut self) -> Vec<Pop> {
+        let n = self.frames.len();
+        let mut pops = Vec::new();
+        if n < 3 {
+            return pops;
+        }
+        for k in 0..n {
+            if !self.cyclic && (k == 0 || k + 1 == n) {
+                continue;
+            }
+            let (a, b) = ((k + n - 1) % n, (k + 1) % n);
+            for j in 0..self.frames[k].len() {
+                let (p, q, r) = (self.frames[a][j], self.frames[k][j], self.frames[b][j]);
+                let (out, back, across) = (
+                    q.rotation.angle_to(&p.rotation),
+                    q.rotation.angle_to(&r.rotation),
+                    p.rotation.angle_to(&r.rotation),
+                );
+                if out > POP_ANGLE && back > POP_ANGLE && across < 0.5 * out.min(back) {
+                    self.frames[k][j].rotation = p.rotation.slerp(&r.rotation, 0.5);
+                    pops.push(Pop { frame: k, joint: j, size: out.max(back), rotation: true });
+                }
+                let (out, back, across) = (
+                    (q.translation - p.translation).norm(),
+                    (q.translation - r.translation).norm(),
+                    (p.translation - r.translation).norm(),
+                );
+                if out > POP_SHIFT && back > POP_SHIFT && across < 0.5 * out.min(back) {
+                    self.frames[k][j].translation = 0.5 * (p.translation + r.translation);
+                    pops.push(Pop { frame: k, joint: j, size: out.max(back), rotation: false });
+                }
+            }
+        }
+        pops
+    }
+
     /// Duration `[s]`: `frames × interval` for a cyclic clip (the last frame
     /// blends into the first), `(frames − 1) × interval` otherwise.
     pub fn duration(&self) -> f64 {
@@ -759,6 +852,37 @@ pub fn blend_poses(poses: &[(&[Transform], f64)]) -> Pose {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_joint_out_and_back_in_one_frame_is_repaired_and_a_fast_or_turning_one_is_not() {
+        let turn = |a: f64| Transform { rotation: Quat::from_axis_angle(&V3::x_axis(), a), ..Transform::default() };
+        // Joint 0 turns steadily 0.25 rad a frame (fast, not a pop), joint
+        // 1 swings to and fro (a turning point at frame 5), joint 2 spikes
+        // 0.6 rad at frame 3.
+        let frames: Vec<Pose> = (0..10)
+            .map(|k| {
+                let k = k as f64;
+                let spike = if k == 3.0 { 0.6 } else { 0.0 };
+                vec![turn(0.25 * k), turn(0.3 * (k - 5.0).abs()), turn(0.01 * k + spike)]
+            })
+            .collect();
+        let mut clip = Clip { name: "walk".into(), frame_interval: 1.0 / 30.0, frames: frames.clone(), cyclic: false };
+        let pops = clip.repair_pops();
+        assert_eq!(pops.len(), 1, "{pops:?}");
+        assert_eq!((pops[0].frame, pops[0].joint, pops[0].rotation), (3, 2, true));
+        assert!((pops[0].size - 0.6).abs() < 0.02);
+        // Repaired to its neighbours' mean; nothing else touched.
+        assert!(clip.frames[3][2].rotation.angle_to(&turn(0.03).rotation) < 1e-9);
+        for (k, (a, b)) in clip.frames.iter().zip(&frames).enumerate() {
+            for j in 0..3 {
+                if (k, j) != (3, 2) {
+                    assert_eq!(a[j], b[j]);
+                }
+            }
+        }
+        // Repairing again finds nothing.
+        assert!(clip.repair_pops().is_empty());
+    }
+
     use super::*;
 
     /// Found by fuzzing (`fuzz/fuzz_targets/character_gltf.rs`): a joint

@@ -126,6 +126,8 @@ pub fn setup(spec: &CharacterSpec) -> Result<Setup, SetupError> {
     let options = ImportOptions { height: spec.height, joint_map, motion_only: false };
     let mut character = import_file(file, &options)?;
     let mut notes = std::mem::take(&mut character.notes);
+    // Before its clips are judged: a pop splits a stance in two.
+    notes.extend(super::repair_clip_pops(&mut character));
     let mut own = character.clone();
     let choices = choose(&mut own);
     let own_walks = choices.iter().filter(|c| c.kind == ClipKind::Walk).count();
@@ -172,6 +174,9 @@ pub fn setup(spec: &CharacterSpec) -> Result<Setup, SetupError> {
         });
     };
     let (mut motion, from) = load_source(&source, spec.source_joint_map.as_deref())?;
+    for note in super::repair_clip_pops(&mut motion) {
+        notes.push(format!("{from}: {note}"));
+    }
     // A take that is not a loop gives its straightest whole gait cycle.
     for k in 0..motion.clips.len() {
         if let Some(c) = straightest_cycle(&motion, &motion.clips[k]) {
