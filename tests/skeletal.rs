@@ -412,6 +412,24 @@ fn tiles_give_back_the_character_they_were_baked_with() {
             }
         }
     }
+    // The sole points (what the played check measures the feet on) come
+    // back as written; one naming a joint the skin does not have is refused,
+    // saying which and how many there are.
+    let tile = Tile::from_glb(&write_glb(&baked, None, &GlbOptions::default()).unwrap()).unwrap();
+    let got = &tile.character().unwrap().sole_points;
+    assert_eq!(got, &want.sole_points);
+    assert_eq!(got.len(), 6);
+    let mut bad = baked.clone();
+    bad.skeletal.as_mut().unwrap().character.sole_points[4].joint = 999;
+    let Err(err) = Tile::from_glb(&write_glb(&bad, None, &GlbOptions::default()).unwrap()) else {
+        panic!("a sole point on joint 999 was read")
+    };
+    let err = err.to_string();
+    let n = want.joints.len();
+    assert!(
+        err.contains("character.sole_points[4].joint") && err.contains(&format!("= 999, but the skin has {n} joints")),
+        "{err}"
+    );
     let capsules = load_patch(&repo().join("patches/figure7.patch.json")).unwrap();
     let capsules = bake_with(&capsules, &BakeOptions::default(), &mut Silent).unwrap().baked();
     assert!(
