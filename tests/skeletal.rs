@@ -105,9 +105,10 @@ struct Figures {
 /// from the path, and the highest planted contact joint (`contact`: left,
 /// right, joint indices of the played character), sampled every `dt` over
 /// each agent's interval. A planted foot's speed is that of the lower of
-/// its heel and ball as played (the character's sole points): the point it
-/// stands or rolls on (a foot without a toe joint rolls on its ball, and
-/// its ankle, the planner's contact joint, moves as the heel rises).
+/// its heel and ball as played (the character's sole points) while within
+/// 1 cm of the floor: the point it stands or rolls on (a foot without a toe
+/// joint rolls on its ball, and its ankle, the planner's contact joint,
+/// moves as the heel rises).
 fn figures(baked: &BakedPatch, dt: f64, contact: [usize; 2]) -> Figures {
     let sk = baked.skeletal.as_ref().expect("a skeletal bake");
     let ch = &sk.character;
@@ -142,7 +143,9 @@ fn figures(baked: &BakedPatch, dt: f64, contact: [usize; 2]) -> Figures {
                         let [heel, ball] = now[f.foot.index()];
                         let k = usize::from(ball.y < heel.y);
                         let (a, b) = (before[f.foot.index()][k], now[f.foot.index()][k]);
-                        speeds.push((b.x - a.x).hypot(b.z - a.z) / (t - t0));
+                        if b.y < 0.01 {
+                            speeds.push((b.x - a.x).hypot(b.z - a.z) / (t - t0));
+                        }
                     }
                 }
             }

@@ -133,7 +133,16 @@ function measure(m) {
       const visible = inst.node.scale.x > 0.5;
       const feet = inst.feet.map((f) => patch(f.getWorldPosition(new THREE.Vector3())));
       const hipY = inst.hipJoints.reduce((a, j) => a + j.getWorldPosition(new THREE.Vector3()).y, 0) / inst.hipJoints.length;
-      return { visible, feet, hipY, root: patch(inst.hips.getWorldPosition(new THREE.Vector3())), at: patch(inst.node.getWorldPosition(new THREE.Vector3())) };
+      // Heel and ball of each foot ([x, y, h]), where the GLB records its
+      // sole points: a planted foot's speed is that of the lower of the two
+      // (the point it stands or rolls on) while that is on the floor.
+      const sole = inst.sole.length === 6
+        ? [0, 1, 3, 4].map((k) => {
+          const w = inst.sole[k].local.clone().applyMatrix4(inst.sole[k].obj.matrixWorld);
+          return [w.x, -w.z, w.y];
+        })
+        : null;
+      return { visible, feet, sole, hipY, root: patch(inst.hips.getWorldPosition(new THREE.Vector3())), at: patch(inst.node.getWorldPosition(new THREE.Vector3())) };
     });
     cur.forEach((c, i) => {
       if (!c.visible) return;
@@ -164,7 +173,13 @@ function measure(m) {
       const t1 = t0 + dt;
       for (const f of inst.footsteps) {
         const foot = f.foot === 'left' ? 0 : 1;
-        if (t0 >= f.t - 1e-9 && t1 <= f.lift + 1e-9) speeds.push(dist2(c.feet[foot], p.feet[foot]) / dt);
+        if (!(t0 >= f.t - 1e-9 && t1 <= f.lift + 1e-9)) continue;
+        if (c.sole && p.sole) {
+          // On the floor: within 1 cm of it (a foot on its raised toes is
+          // not standing on its ball).
+          const k = 2 * foot + (c.sole[2 * foot + 1][2] < c.sole[2 * foot][2] ? 1 : 0);
+          if (c.sole[k][2] < 0.01) speeds.push(Math.hypot(c.sole[k][0] - p.sole[k][0], c.sole[k][1] - p.sole[k][1]) / dt);
+        } else speeds.push(dist2(c.feet[foot], p.feet[foot]) / dt);
       }
     });
     prev = cur;
