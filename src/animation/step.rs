@@ -391,10 +391,10 @@ impl Step<'_> {
         let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
         let (arm, up) = (at - c, at.y - heel.rest.y);
         let along = V3::new(arm.x, 0.0, arm.z);
-        if up == 0.0 || (up > 0.0 && w <= 0.0) || (up < 0.0 && w_sunk <= 0.0) || along.norm() < 1e-6 {
+        let w = if up > 0.0 { w } else { w_sunk };
+        if up == 0.0 || w <= 0.0 || along.norm() < 1e-6 {
             return;
         }
-        let w = if up > 0.0 { w } else { w_sunk };
         // The pitch that lowers the heel by `up` (raises it by `-up`),
         // about the horizontal axis across the foot through the contact.
         let (r, y) = (arm.norm(), arm.y);
