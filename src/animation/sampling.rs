@@ -165,6 +165,23 @@ const MAX_REFINE: u32 = 3;
 /// 0.9 mm: a wobble of a third of a millimetre between keys.
 const KEY_SPEED_BOUND: f64 = 0.02;
 
+/// Least 3-D stray `[m]` of a swing foot's played contact joint from the
+/// synthesised one at the middle of a key interval for which a key is
+/// inserted there ([`refine_keys`]).
+const SWING_KEY_BOUND: f64 = 0.005;
+
+/// A swing foot is compared only while its played contact joint is less
+/// than this `[m]` above its height in the rest pose ([`refine_keys`]).
+const SWING_KEY_HEIGHT: f64 = 0.05;
+
+/// Shortest key interval `[s]` a swing foot's keys are refined to
+/// ([`refine_keys`]): 1/120 s. Much shorter ones would chase the steep
+/// stretches of a synthesised swing (a swing leg at full stretch, whose
+/// heel roll rises as a square root, [`crate::character::ik::heel_roll`])
+/// that 30 Hz keys smooth over, and show them as jumps (a 1 ms key
+/// interval on the Godette VRM on `park`: a shin at 38 m/s).
+const MIN_SWING_KEY: f64 = 1.0 / 120.0;
+
 /// Keys of an agent's joint tracks: the regular `times`, with keys inserted
 /// by halving where interpolating the tracks (as glTF LINEAR does, see
 /// [`played_world`]) moves a planted foot away from its footprint (more than
@@ -173,6 +190,15 @@ const KEY_SPEED_BOUND: f64 = 0.02;
 /// footprint, then compared with the synthesised contact. Interpolating
 /// joint rotations is not interpolating the foot's position: without the
 /// extra keys a planted foot slides slightly between keys.
+///
+/// A swing foot near the floor is keyed the same way where its played
+/// contact joint strays more than [`SWING_KEY_BOUND`] from the synthesised
+/// one, down to key intervals of [`MIN_SWING_KEY`]: between sparse keys
+/// the interpolated foot cuts the corner from its forward swing to its
+/// vertical drop onto the footprint, and a heel skimmed the last 10–16 cm
+/// over the floor (the built-in character on `figure7` at 4 Hz; 20 cm at
+/// one landing at 30 Hz). Cost: a synthesised pose per key interval where
+/// a swing foot is low, O(joints) each.
 pub(super) fn refine_keys(
     character: &Character,
     agent: &BakedAgent,
@@ -182,6 +208,18 @@ pub(super) fn refine_keys(
 ) -> (Vec<f64>, Vec<Posed>) {
     let planted =
         |t: f64| footsteps.iter().filter(move |f| f.t <= t && t <= f.lift).map(|f| (f.foot, to_gltf(f.position)));
+    // Every swing: (foot, lift-off, plant).
+    let swings: Vec<(Foot, f64, f64)> = footsteps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let prev = footsteps[..i].iter().rev().find(|p| p.foot == f.foot)?;
+            (prev.lift < f.t).then_some((f.foot, prev.lift, f.t))
+        })
+        .collect();
+    let swinging = |t: f64| swings.iter().filter(move |l| l.1 <= t && t < l.2).map(|l| l.0);
+    let rest = character.skeleton.positions(&character.skeleton.rest_pose());
+    let low = |ft: Foot| rest[character.foot(ft).contact].y + SWING_KEY_HEIGHT;
     let mut out_t = Vec::with_capacity(times.len() * 2);
     let mut out_p = Vec::with_capacity(times.len() * 2);
     let Some(&t0) = times.first() else { return (out_t, out_p) };
@@ -215,16 +253,23 @@ pub(super) fn refine_keys(
                     let p = played_at(ft);
                     (p.x - at.x).hypot(p.z - at.z) > bound
                 });
-            let mid = strays.then(|| eval(tm)).filter(|m| {
-                // Only the planted contacts are compared: their chains alone
-                // are evaluated (the same bits as the whole skeleton's).
+            // A swing foot near the floor is compared with the pose.
+            let low_swing: Vec<Foot> = if tm - a.0 >= MIN_SWING_KEY - 1e-12 {
+                swinging(tm).filter(|&ft| played_at(ft).y < low(ft)).collect()
+            } else {
+                Vec::new()
+            };
+            let mid = (strays || !low_swing.is_empty()).then(|| eval(tm)).filter(|m| {
+                // Only the planted and landing contacts are compared: their
+                // chains alone are evaluated (the same bits as the whole
+                // skeleton's).
+                let at = |ft: Foot| m.world(fk::position(&character.skeleton, &m.pose, character.foot(ft).contact));
                 let d = feet.clone().map(|(ft, _)| {
-                    let c = character.foot(ft).contact;
-                    let q = m.world(fk::position(&character.skeleton, &m.pose, c));
-                    let p = played_at(ft);
+                    let (q, p) = (at(ft), played_at(ft));
                     (p.x - q.x).hypot(p.z - q.z)
                 });
-                d.fold(0.0, f64::max) > bound
+                (strays && d.fold(0.0, f64::max) > bound)
+                    || low_swing.iter().any(|&ft| (played_at(ft) - at(ft)).norm() > SWING_KEY_BOUND)
             });
             if let Some(m) = mid {
                 let lm = locals(character, agent, tm, &m);

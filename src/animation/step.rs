@@ -139,11 +139,14 @@ const LAND_TAIL: f64 = 0.1;
 const SWING_LAND_DETACHED: f64 = 0.2;
 
 /// Share of the swing over which the swing foot's raise to
-/// [`SWING_CLEARANCE`] comes in after the lift-off and goes out before the
-/// landing ([`Step::clear_floor`]): a foot lowered into the floor by a
-/// retargeted walk would otherwise skim it early and late in the swing
-/// (toe tips of the KayKit knight: stance drift p95 104 → 26 mm, from
-/// [`SWING_EASE`]'s 0.3 to 0.2).
+/// [`SWING_CLEARANCE`] comes in after the lift-off ([`Step::clear_floor`]):
+/// a foot lowered into the floor by a retargeted walk would otherwise skim
+/// it early in the swing (toe tips of the KayKit knight: stance drift p95
+/// 104 → 26 mm, from [`SWING_EASE`]'s 0.3 to 0.2). The raise goes out over
+/// the last [`LAND_TAIL`], once the foot is over its footprint: going out
+/// over the last 0.2 let a heel skim the floor while still moving onto its
+/// footprint (the built-in character on `figure7` at 15 Hz keys: a heel
+/// 11.9 cm along the floor).
 const CLEARANCE_EASE: f64 = 0.2;
 
 /// Height difference `[m]` of heel and ball over which the pivot of a
@@ -477,16 +480,19 @@ impl Step<'_> {
     /// toe tip, [`crate::character::contact::Soles`]) clears the floor by
     /// [`SWING_CLEARANCE`]: a clip's swing foot played on another body, or
     /// lowered with it, would pass through the floor or scrape its toes
-    /// along it. The raise comes in after the lift-off and goes out before
-    /// the landing ([`SWING_EASE`] of the swing each), so the pose is
-    /// continuous at both. O(leg depth).
+    /// along it. The raise comes in after the lift-off ([`CLEARANCE_EASE`]
+    /// of the swing) and goes out over the last [`LAND_TAIL`], where the
+    /// foot is over its footprint, so the pose is continuous at both and
+    /// the foot comes down onto its footprint, not along the floor.
+    /// O(leg depth).
     fn clear_floor(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
         let lift = self.lift.min(0.95);
         if u <= lift || u >= 1.0 {
             return;
         }
         let span = CLEARANCE_EASE * (1.0 - lift);
-        let w = smoothstep((u - lift) / span) * (1.0 - smoothstep((u - (1.0 - span)) / span));
+        let tail = LAND_TAIL * (1.0 - lift);
+        let w = smoothstep((u - lift) / span) * (1.0 - smoothstep((u - (1.0 - tail)) / tail));
         if w <= 0.0 {
             return;
         }
