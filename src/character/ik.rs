@@ -137,16 +137,19 @@ pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usiz
     if near.partial_cmp(&far).is_none_or(|o| o == std::cmp::Ordering::Greater) {
         return;
     }
+    // A chain already straighter than `far` (as the pose has it) is not
+    // bent to `far` for a target at its own distance: the IK of a pose's
+    // own end leaves the pose as it is, so that calling it for no move is
+    // the same as not calling it (a landing knee jumped 3.6 mm where one
+    // step's pose called it and the next did not).
+    let far = far.max((a - h).norm().min(l1 + l2));
     let d = (target - h).norm().clamp(near, far);
     // Wanted knee angle (interior angle at the knee).
     let want = ((l1 * l1 + l2 * l2 - d * d) / (2.0 * l1 * l2)).clamp(-1.0, 1.0).acos();
     let upper_rotation = fk.rotation(upper);
     let bend = if let Some(hinge) = hinge {
-        // Signed bend (exterior angle) about the hinge, now and wanted.
         let axis = nalgebra::Unit::new_normalize(upper_rotation * hinge);
-        let (u, v) = ((k - h).normalize(), (a - k).normalize());
-        let now = u.cross(&v).dot(&axis).atan2(u.dot(&v));
-        Quat::from_axis_angle(&axis, (std::f64::consts::PI - want) - now)
+        Quat::from_axis_angle(&axis, hinge_bend(h, k, a, &axis, d))
     } else {
         // Current knee angle.
         let cur = (h - k).normalize().dot(&(a - k).normalize()).clamp(-1.0, 1.0).acos();
@@ -169,6 +172,38 @@ pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usiz
     let upper_global = swing * upper_rotation;
     let parent = fk.skeleton().joints[upper].parent.map_or_else(Quat::identity, |p| fk.rotation(p));
     fk.set_rotation(upper, parent.inverse() * upper_global);
+}
+
+/// The turn `[rad]` of the lower bone about `axis` (through the knee `k`)
+/// that puts the end `a` at distance `d` from the upper joint `h`: the
+/// root of `|k − h + R(θ)(a − k)|² = d²` (Rodrigues: `E + P cos θ + Q sin θ`)
+/// that bends the knee forward (its signed bend about `axis` stays
+/// positive) and is nearest 0, so that `d` at the chain's own length turns
+/// nothing, whatever the knee's twist off the hinge plane. A `d` out of
+/// the hinge's range gives the turn to the nearest distance it reaches.
+/// O(1).
+fn hinge_bend(h: V3, k: V3, a: V3, axis: &nalgebra::Unit<V3>, d: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let (w, v) = (k - h, a - k);
+    let (wn, vn) = (w.dot(axis), v.dot(axis));
+    let e = w.norm_squared() + v.norm_squared() + 2.0 * wn * vn;
+    let p = 2.0 * (w.dot(&v) - wn * vn);
+    let q = 2.0 * w.dot(&axis.cross(&v));
+    let (r, phi) = (p.hypot(q), q.atan2(p));
+    if r < 1e-300 {
+        return 0.0;
+    }
+    let c = ((d * d - e) / r).clamp(-1.0, 1.0);
+    let wrap = |x: f64| {
+        let y = (x + PI).rem_euclid(TAU) - PI;
+        if y <= -PI { y + TAU } else { y }
+    };
+    let now = w.normalize().cross(&v.normalize()).dot(axis).atan2(w.normalize().dot(&v.normalize()));
+    let roots = [wrap(phi - c.acos()), wrap(phi + c.acos())];
+    let forward = |t: f64| now + t >= -1e-9;
+    let pick =
+        |ok: &dyn Fn(f64) -> bool| roots.iter().copied().filter(|&t| ok(t)).min_by(|x, y| x.abs().total_cmp(&y.abs()));
+    pick(&forward).or_else(|| pick(&|_| true)).unwrap_or(0.0)
 }
 
 /// Moves the foot (ankle) of `foot` by `delta` (model frame) keeping its
@@ -625,6 +660,61 @@ mod tests {
                 let (a, b) = (lengths(&p0), lengths(&p));
                 assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "bones keep their lengths");
                 assert_eq!(p[thigh], p0[thigh], "the hip joint does not move");
+            }
+        }
+    }
+
+    #[test]
+    fn the_ik_of_a_legs_own_end_leaves_it_as_it_is_whatever_its_twist_and_stretch() {
+        // A knee that bends a little off its hinge plane (a retargeted walk
+        // twists it), and one straighter than the IK would bend it to: an
+        // IK to the end where it is turned the knee (3.6 mm at a landing,
+        // where one step's pose called it and the next did not).
+        let c = builtin::character();
+        let sk = &c.skeleton;
+        for foot in [Foot::Left, Foot::Right] {
+            let (thigh, shin, ankle) = leg(&c, foot);
+            let hinge = c.knee_hinge(foot);
+            assert!(hinge.is_some(), "the built-in knees have hinges");
+            let (l1, l2) = {
+                let p = sk.positions(&sk.rest_pose());
+                ((p[shin] - p[thigh]).norm(), (p[ankle] - p[shin]).norm())
+            };
+            for (bend, twist) in [(0.6, 0.0), (0.6, 0.25), (0.02, 0.3), (0.0, 0.0)] {
+                let mut pose = sk.rest_pose();
+                let h = hinge.unwrap();
+                let side = h.cross(&V3::y()).normalize();
+                pose[shin].rotation = Quat::from_axis_angle(&nalgebra::Unit::new_normalize(h), bend)
+                    * Quat::from_axis_angle(&nalgebra::Unit::new_normalize(side), twist)
+                    * pose[shin].rotation;
+                let p0 = sk.positions(&pose);
+                let stretch = (p0[ankle] - p0[thigh]).norm() / (l1 + l2);
+                let mut same = pose.clone();
+                two_bone_ik(sk, &mut same, thigh, shin, ankle, p0[ankle], hinge);
+                let p1 = sk.positions(&same);
+                let moved = (p1[shin] - p0[shin]).norm().max((p1[ankle] - p0[ankle]).norm());
+                assert!(
+                    moved < 1e-9,
+                    "{foot:?} bend {bend} twist {twist} (stretch {stretch:.5}): the knee moves {moved} m"
+                );
+                // And, for a bent knee, a target a millimetre away moves
+                // it by about as much, not by a jump (a nearly straight
+                // leg's knee moves as the square root of the change).
+                if bend < 0.5 {
+                    continue;
+                }
+                let mut near = pose.clone();
+                let target = p0[ankle] + V3::new(0.0006, 0.0006, -0.0006);
+                two_bone_ik(sk, &mut near, thigh, shin, ankle, target, hinge);
+                let p2 = sk.positions(&near);
+                assert!((p2[shin] - p0[shin]).norm() < 0.01, "{foot:?} bend {bend} twist {twist}: the knee jumps");
+                if stretch < 0.999 {
+                    assert!(
+                        (p2[ankle] - target).norm() < 1e-6,
+                        "{foot:?} bend {bend}: {} m off",
+                        (p2[ankle] - target).norm()
+                    );
+                }
             }
         }
     }
