@@ -150,7 +150,8 @@ pub fn choose(character: &mut Character) -> Vec<ClipChoice> {
 /// The straightest whole gait cycle of a clip that is not cyclic (a
 /// motion-capture take that walks, turns and walks back): from a foot's
 /// plant to its next plant with one plant of the other foot between, the
-/// one whose hips turn least, cut out, made cyclic and put in place. `None`
+/// one whose hips turn least, cut out, put in place and made to loop
+/// ([`Clip::close_loop`]). `None`
 /// for a cyclic clip or one without such a cycle. O(frames · joints).
 pub fn straightest_cycle(character: &Character, clip: &Clip) -> Option<Clip> {
     if clip.cyclic {
@@ -230,6 +231,26 @@ pub fn straightest_cycle(character: &Character, clip: &Clip) -> Option<Clip> {
         cyclic: false,
     };
     out.make_in_place_at(sk, character.hips);
+    // The arms and head loop; the body's placement (the hips and above)
+    // and the legs keep the cycle's own.
+    let mut kept = vec![false; sk.len()];
+    let mut j = Some(character.hips);
+    while let Some(k) = j.filter(|&k| k < kept.len()) {
+        kept[k] = true;
+        j = sk.joints[k].parent;
+    }
+    let thighs = character.hip_joints();
+    for (k, keep) in kept.iter_mut().enumerate() {
+        let mut a = Some(k);
+        while let Some(x) = a {
+            if thighs.contains(&x) && x != character.hips {
+                *keep = true;
+                break;
+            }
+            a = sk.joints[x].parent;
+        }
+    }
+    out.close_loop(&kept);
     out.frames.pop();
     out.cyclic = true;
     Some(out)

@@ -543,6 +543,37 @@ impl Clip {
         }
     }
 
+    /// Makes a clip cut from a take loop: the difference of its last frame
+    /// from its first (each joint's local rotation and translation) is
+    /// spread over the clip, a share `k / (n − 1)` at frame `k`, so that
+    /// the last frame is the first; the caller then drops it and marks the
+    /// clip cyclic. A whole gait cycle cut from plant to plant has its feet
+    /// where they began but not its arms (the 2.3 s Mixamo take: a hand
+    /// 0.3–0.7 m from where it began, which the loop then crossed in one
+    /// frame, at 40–77 m/s as played). Standard loop closing by residual
+    /// distribution. Joints where `kept` is true are left alone (the body's
+    /// placement and the legs: their residual is the turn left over the
+    /// cycle, and spread it would swing the planted feet round). O(frames ·
+    /// joints).
+    pub fn close_loop(&mut self, kept: &[bool]) {
+        let n = self.frames.len();
+        if n < 2 {
+            return;
+        }
+        let (first, last) = (self.frames[0].clone(), self.frames[n - 1].clone());
+        for (k, frame) in self.frames.iter_mut().enumerate().skip(1) {
+            let s = k as f64 / (n - 1) as f64;
+            for (j, ((t, a), b)) in frame.iter_mut().zip(&first).zip(&last).enumerate() {
+                if kept.get(j).copied().unwrap_or(false) {
+                    continue;
+                }
+                let r = a.rotation * b.rotation.inverse();
+                t.rotation = Quat::identity().slerp(&r, s) * t.rotation;
+                t.translation += (a.translation - b.translation) * s;
+            }
+        }
+    }
+
     /// Removes root motion measured at joint `at` (the hips: root motion
     /// may be keyed on any joint above them): its average horizontal
     /// velocity and yaw rate over the clip, taken out of the whole body by
@@ -852,6 +883,44 @@ pub fn blend_poses(poses: &[(&[Transform], f64)]) -> Pose {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cycle_cut_from_a_take_loops_its_arms_and_keeps_its_legs() {
+        // An arm (joint 1) swings and drifts 0.9 rad over the cycle, so its
+        // last frame is far from its first; a leg (joint 2, kept) ends
+        // where it began but its turn must not be touched.
+        let turn = |a: f64| Transform {
+            rotation: Quat::from_axis_angle(&V3::x_axis(), a),
+            translation: V3::new(0.0, 0.1 * a, 0.0),
+            ..Transform::default()
+        };
+        let n = 21;
+        let frames: Vec<Pose> = (0..n)
+            .map(|k| {
+                let s = k as f64 / (n - 1) as f64;
+                vec![turn(0.2 * s), turn((s * std::f64::consts::TAU).sin() * 0.4 + 0.9 * s), turn(0.5 * s)]
+            })
+            .collect();
+        let mut clip = Clip { name: "cycle".into(), frame_interval: 1.0 / 30.0, frames: frames.clone(), cyclic: false };
+        clip.close_loop(&[true, false, true]);
+        let (first, last) = (&clip.frames[0], &clip.frames[n - 1]);
+        assert!(first[1].rotation.angle_to(&last[1].rotation) < 1e-9, "the arm's last frame is its first");
+        assert!((first[1].translation - last[1].translation).norm() < 1e-12);
+        // Kept joints are untouched; the first frame is as it was.
+        for (a, b) in clip.frames.iter().zip(&frames) {
+            assert_eq!((a[0], a[2]), (b[0], b[2]));
+        }
+        assert_eq!(clip.frames[0], frames[0]);
+        // Looped (the last frame dropped), the arm turns no more from a
+        // frame to the next across the loop than within the clip.
+        clip.frames.pop();
+        let step = |a: &Pose, b: &Pose| a[1].rotation.angle_to(&b[1].rotation);
+        let within = clip.frames.windows(2).map(|w| step(&w[0], &w[1])).fold(0.0, f64::max);
+        let across = step(&clip.frames[n - 2], &clip.frames[0]);
+        assert!(across <= within * 1.01, "across the loop {across} rad, within {within} rad");
+        let before = step(&frames[n - 2], &frames[0]);
+        assert!(before > 0.5, "the take's cycle jumped {before} rad at its loop");
+    }
+
     #[test]
     fn a_joint_out_and_back_in_one_frame_is_repaired_and_a_fast_or_turning_one_is_not() {
         let turn = |a: f64| Transform { rotation: Quat::from_axis_angle(&V3::x_axis(), a), ..Transform::default() };
