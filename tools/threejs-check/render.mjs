@@ -15,6 +15,15 @@ import * as THREE from 'three';
 import { readGlb } from './gltf.mjs';
 
 const args = process.argv.slice(2);
+const usage = 'usage: node render.mjs FILE.glb OUT_PREFIX [--times 0,2.5,5] [--agent N] [--feet]';
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(usage);
+  process.exit(0);
+}
+if (args.length < 2 || args[0].startsWith('--') || args[1].startsWith('--')) {
+  console.error(usage);
+  process.exit(2);
+}
 const file = args[0];
 const prefix = args[1];
 let times = [0];
