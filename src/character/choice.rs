@@ -233,23 +233,12 @@ pub fn straightest_cycle(character: &Character, clip: &Clip) -> Option<Clip> {
     out.make_in_place_at(sk, character.hips);
     // The arms and head loop; the body's placement (the hips and above)
     // and the legs keep the cycle's own.
-    let mut kept = vec![false; sk.len()];
-    let mut j = Some(character.hips);
-    while let Some(k) = j.filter(|&k| k < kept.len()) {
-        kept[k] = true;
-        j = sk.joints[k].parent;
-    }
     let thighs = character.hip_joints();
-    for (k, keep) in kept.iter_mut().enumerate() {
-        let mut a = Some(k);
-        while let Some(x) = a {
-            if thighs.contains(&x) && x != character.hips {
-                *keep = true;
-                break;
-            }
-            a = sk.joints[x].parent;
-        }
-    }
+    let kept: Vec<bool> = (0..sk.len())
+        .map(|k| {
+            sk.is_ancestor(k, character.hips) || thighs.iter().any(|&t| t != character.hips && sk.is_ancestor(t, k))
+        })
+        .collect();
     out.close_loop(&kept);
     out.frames.pop();
     out.cyclic = true;

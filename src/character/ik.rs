@@ -183,7 +183,6 @@ pub fn two_bone_ik_fk(fk: &mut PoseFk<'_>, upper: usize, lower: usize, end: usiz
 /// the hinge's range gives the turn to the nearest distance it reaches.
 /// O(1).
 fn hinge_bend(h: V3, k: V3, a: V3, axis: &nalgebra::Unit<V3>, d: f64) -> f64 {
-    use std::f64::consts::{PI, TAU};
     let (w, v) = (k - h, a - k);
     let (wn, vn) = (w.dot(axis), v.dot(axis));
     let e = w.norm_squared() + v.norm_squared() + 2.0 * wn * vn;
@@ -194,12 +193,9 @@ fn hinge_bend(h: V3, k: V3, a: V3, axis: &nalgebra::Unit<V3>, d: f64) -> f64 {
         return 0.0;
     }
     let c = ((d * d - e) / r).clamp(-1.0, 1.0);
-    let wrap = |x: f64| {
-        let y = (x + PI).rem_euclid(TAU) - PI;
-        if y <= -PI { y + TAU } else { y }
-    };
-    let now = w.normalize().cross(&v.normalize()).dot(axis).atan2(w.normalize().dot(&v.normalize()));
-    let roots = [wrap(phi - c.acos()), wrap(phi + c.acos())];
+    let (wu, vu) = (w.normalize(), v.normalize());
+    let now = wu.cross(&vu).dot(axis).atan2(wu.dot(&vu));
+    let roots = [super::wrap(phi - c.acos()), super::wrap(phi + c.acos())];
     let forward = |t: f64| now + t >= -1e-9;
     let pick =
         |ok: &dyn Fn(f64) -> bool| roots.iter().copied().filter(|&t| ok(t)).min_by(|x, y| x.abs().total_cmp(&y.abs()));
