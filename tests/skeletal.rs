@@ -1020,3 +1020,76 @@ fn sparse_keys_bring_the_swing_foot_down_onto_its_footprint_not_along_the_floor(
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+#[test]
+fn planted_soles_rest_on_the_floor_not_in_it_and_turn_on_the_ball_with_the_heel_up() {
+    // A blend of walks averages the joint rotations of a planted leg, and
+    // the average of poses with a foot on the floor need not have it there:
+    // the built-in walks put a trailing ball 4.2 cm into the floor in the
+    // heel rise on figure7 (sole points down to 4.3 cm under it). And
+    // round the park's sharp corners a planted foot the yaw hold lets go of
+    // turned about its ball with the heel down, sweeping it along the floor
+    // (10 cm on a shared character).
+    let mut failed = Vec::new();
+    for name in ["figure7", "park"] {
+        let patch = load_patch(&repo().join("patches").join(format!("{name}.patch.json"))).unwrap();
+        let options = BakeOptions { skeletal: Some(Arc::new(Skeletal::new(builtin::character()).unwrap())) };
+        let bake = bake_with(&patch, &options, &mut Silent).unwrap();
+        let s = bake.skeletal.as_ref().unwrap();
+        let g = &s.gate;
+        assert!(g.passed(), "{name}: {:?}", g.violations);
+        // Any sole point at any sample, as played (keys interpolated).
+        if g.clearance_min.value < -0.012 {
+            failed.push(format!(
+                "{name}: a sole point {:.1} cm in the floor: {:?}",
+                -100.0 * g.clearance_min.value,
+                g.clearance_min
+            ));
+        }
+        let (mut planted, mut turning) = (0, 0);
+        for (a, (trace, anim)) in s.traces.iter().zip(&s.animation.agents).enumerate() {
+            for f in &anim.footsteps {
+                let k = 3 * f.foot.index();
+                let from = trace.times.partition_point(|&t| t < f.t);
+                let to = trace.times.partition_point(|&t| t <= f.lift);
+                if to <= from + 1 {
+                    continue;
+                }
+                let dir = |i: usize| {
+                    let (h, b) = (trace.contacts[i][k], trace.contacts[i][k + 1]);
+                    (b[1] - h[1]).atan2(b[0] - h[0])
+                };
+                let yaw0 = dir(from);
+                for i in from..to {
+                    let (heel, ball) = (trace.contacts[i][k], trace.contacts[i][k + 1]);
+                    planted += 1;
+                    if ball[2] < -0.005 {
+                        failed.push(format!(
+                            "{name}: agent {a}'s planted ball {:.1} cm in the floor at {:.3} s",
+                            -100.0 * ball[2],
+                            trace.times[i]
+                        ));
+                    }
+                    // Turned on the floor by more than 15° since its plant:
+                    // on the ball, the heel up.
+                    let turned = crowdpatch_runtime::format::wrap_angle(dir(i) - yaw0).abs();
+                    if turned > 0.26 {
+                        turning += 1;
+                        if heel[2] < 0.01 && ball[2] < 0.01 {
+                            failed.push(format!(
+                                "{name}: agent {a}'s planted foot turned {:.0}° on the floor with its heel down ({:.1} cm) at {:.3} s",
+                                turned.to_degrees(),
+                                100.0 * heel[2],
+                                trace.times[i]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        println!("{name}: {planted} planted samples, {turning} turning on the floor, clearance {:?}", g.clearance_min);
+        assert!(planted > 10_000, "{name}: {planted} planted samples");
+    }
+    failed.truncate(20);
+    assert!(failed.is_empty(), "{failed:#?}");
+}

@@ -90,8 +90,12 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
             // (heels and balls on the floor, docs/design.md "Quality gate"),
             // and nothing else.
             assert_eq!(out.status.code(), Some(1), "{name} on {patch_name}: {}", text(&out.stderr));
-            assert!(text(&out.stderr).contains("drift"), "{name} on {patch_name}: {}", text(&out.stderr));
-            assert!(violations.iter().all(|m| m.starts_with("stance_drift")), "{name} on {patch_name}: {violations:?}");
+            let err = text(&out.stderr);
+            assert!(err.contains("drift") || err.contains("glide or hover"), "{name} on {patch_name}: {err}");
+            assert!(
+                violations.iter().all(|m| m.starts_with("stance_drift") || *m == "contacts_per_footstep"),
+                "{name} on {patch_name}: {violations:?}"
+            );
         } else {
             assert_eq!(out.status.code(), Some(0), "{name} on {patch_name}: {}", text(&out.stderr));
             assert!(violations.is_empty(), "{name}: {gate}");
@@ -118,9 +122,11 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
 }
 
 /// The shared characters whose feet, measured on the soles as played,
-/// still drift past the gate's limits (exit 1, the gate naming the drift):
-/// Kenney's legs have neither knees nor feet and swing as rigid pendulums,
-/// their ends gliding 25–35 cm a stance. Every other shared humanoid meets
+/// still drift past the gate's limits (exit 1, the gate naming the drift
+/// or the feet that never rest on the floor): Kenney's legs have neither
+/// knees nor feet and swing as rigid pendulums, their ends gliding 25–35 cm
+/// a stance or never still on the floor for 0.1 s (4 contacts in 1916
+/// footsteps on the park). Every other shared humanoid meets
 /// the gate on every patch of the test.
 fn known_glide(name: &str, _patch: &str) -> bool {
     name.starts_with("Kenney")

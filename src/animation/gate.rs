@@ -15,6 +15,7 @@
 //! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
 //! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
 //! | step length | landing of each step from the stance foot, along the direction halfway between the two footsteps' headings, over the leg length | ≥ −0.2 (a foot set a little behind the other while turning on the spot is no step backwards; −1 is) |
+//! | contacts | heel and ball contacts (as for the stance drift) per footstep of the plans: a walker's heel and ball each rest on the floor once a step, about 2 (feet that never rest there glide or hover, and have no drift to measure) | ≥ 0.5 |
 //! | continuity | per step event (each plant and lift-off, and a loop's closing), the largest move of any joint of the synthesised pose from just before the event to just after it ([`crate::animation::sampling::EventJump`]) | ≤ 1 mm (a pop) |
 //!
 //! Maxima are reported, not only means and percentiles, so that a single
@@ -63,6 +64,9 @@ pub struct GateLimits {
     /// Largest height of a planted foot's contact joint above its height
     /// at rest `[m]`.
     pub planted_lift: f64,
+    /// Fewest contacts of heels and balls per footstep of the plans (a
+    /// walker's heel and ball each rest on the floor once a step).
+    pub contacts_per_footstep: f64,
 }
 
 impl Default for GateLimits {
@@ -79,6 +83,7 @@ impl Default for GateLimits {
             step_length_min: -0.2,
             event_jump: 0.001,
             planted_lift: 0.025,
+            contacts_per_footstep: 0.5,
         }
     }
 }
@@ -131,6 +136,11 @@ pub struct GateReport {
     pub stance_drift_p95_by_part: [f64; 3],
     /// Number of contacts measured.
     pub contacts: usize,
+    /// Number of footsteps of the plans (the contacts' yardstick).
+    pub footsteps: usize,
+    /// The fewest contacts per footstep of an agent (what: its contacts
+    /// and footsteps).
+    pub contacts_per_footstep_min: Worst,
     /// Contact-weighted foot skate of the sole points `[m/s]` (Zhang et al.
     /// 2018).
     pub foot_skate: f64,
@@ -316,7 +326,10 @@ fn check_agents<'a>(
     let mut lowest = Vec::new();
     let mut lowest_min = None;
     let stance_height = stance_contact_height(character);
+    let mut footsteps = 0;
+    let mut sparse = None;
     for (a, (anim, tr)) in items {
+        let before = drifts.len();
         // Continuity across step events.
         for e in &tr.events {
             let what = || {
@@ -340,6 +353,12 @@ fn check_agents<'a>(
             over_2cm += usize::from(c.drift > 0.02);
             let what = || format!("{}{}", contact::POINT_NAMES[c.point], past_a_walk(paths, a, c.at, leg));
             worse(&mut drift_max, c.drift, a, c.at, what, true);
+        }
+        footsteps += anim.footsteps.len();
+        if !anim.footsteps.is_empty() {
+            let (n, m) = (drifts.len() - before, anim.footsteps.len());
+            let at = anim.footsteps[0].t;
+            worse(&mut sparse, n as f64 / m as f64, a, at, || format!("{n} contacts for {m} footsteps"), false);
         }
         let (num, den) = contact::skate_sums(&tr.times, &tr.contacts);
         skate.0 += num;
@@ -410,6 +429,8 @@ fn check_agents<'a>(
         stance_drift_max: drift_max.unwrap_or_default(),
         stance_drift_over_2cm: if drifts.is_empty() { 0.0 } else { over_2cm as f64 / drifts.len() as f64 },
         contacts: drifts.len(),
+        footsteps,
+        contacts_per_footstep_min: sparse.unwrap_or_default(),
         stance_drift_p95_by_part: by_part.map(|mut v| pct(&mut v, 0.95)),
         foot_skate: if skate.1 > 0.0 { skate.0 / skate.1 } else { 0.0 },
         clearance_min: clearance_min.unwrap_or_default(),
@@ -585,6 +606,19 @@ fn violations(r: &GateReport, leg: f64, speed_limit: f64) -> Vec<Violation> {
             ),
         );
     }
+    let per_footstep = if r.footsteps == 0 { f64::INFINITY } else { r.contacts as f64 / r.footsteps as f64 };
+    if per_footstep < r.limits.contacts_per_footstep {
+        over(
+            "contacts_per_footstep",
+            per_footstep,
+            r.limits.contacts_per_footstep,
+            &r.contacts_per_footstep_min,
+            format!(
+                "the feet rest on the floor {} times in {} footsteps, {per_footstep:.2} a footstep (limit {:.2}): they glide or hover; fewest: {}",
+                r.contacts, r.footsteps, r.limits.contacts_per_footstep, r.contacts_per_footstep_min.what
+            ),
+        );
+    }
     if r.step_length_min.value < r.limits.step_length_min * leg {
         over(
             "step_length_min",
@@ -726,6 +760,51 @@ mod tests {
         assert!((g.stance_drift_max.value - 0.03).abs() < 1e-9 && g.stance_drift_max.what.starts_with("right"));
         // The toe tips are measured by part, not gated.
         assert!((g.stance_drift_p95_by_part[2] - 0.03).abs() < 1e-9);
+    }
+
+    #[test]
+    fn feet_that_never_rest_on_the_floor_fail_the_gate_and_planted_ones_pass() {
+        // Both feet bounce: their soles touch the floor every 0.2 s, never
+        // for the 0.1 s of a contact (a rigid-legged character's feet
+        // swept along by the built-in walk, 4 contacts in 1916 footsteps):
+        // no contact, so no drift to measure, over four footsteps.
+        let c = builtin::character();
+        let times: Vec<f64> = (0..=240).map(|i| 0.8 + i as f64 / 120.0).collect();
+        let h = |t: f64| 0.03 * (std::f64::consts::PI * t / 0.2).sin().abs();
+        let contacts = times.iter().map(|&t| std::array::from_fn(|k| [t + 0.1 * k as f64, 0.0, h(t)])).collect();
+        let n = times.len();
+        let trace = Trace {
+            feet: vec![[[0.0; 3]; 2]; n],
+            root: vec![[0.0; 2]; n],
+            joints: vec![vec![V3::new(0.0, 0.9, 0.0); c.skeleton.joints.len()]; n],
+            lowest: vec![0.0; n],
+            contacts,
+            times,
+            events: Vec::new(),
+        };
+        let footsteps = (0..4)
+            .map(|i| {
+                let foot = if i % 2 == 0 { Foot::Left } else { Foot::Right };
+                Footstep {
+                    t: 0.8 + 0.5 * i as f64,
+                    foot,
+                    position: [0.3 * i as f64, 0.0],
+                    heading: 0.0,
+                    lift: 1.0 + 0.5 * i as f64,
+                }
+            })
+            .collect();
+        let anim = AgentAnimation { footsteps, times: Vec::new(), translations: Vec::new(), rotations: Vec::new() };
+        let g = check(&c, &[anim], &[trace], &|_, _| None, 0.9, &GateLimits::default());
+        assert_eq!((g.contacts, g.footsteps), (0, 4));
+        let v = g.violations.iter().find(|v| v.metric == "contacts_per_footstep").expect("a contacts violation");
+        assert!(v.message.contains("0 times in 4 footsteps") && v.message.contains("glide or hover"), "{}", v.message);
+        assert_eq!(g.contacts_per_footstep_min.what, "0 contacts for 4 footsteps");
+        // A planted foot rests on the floor: two contacts (heel, ball) for
+        // its one footstep, and the left foot's two.
+        let g = gate_of_stance(0.0, 0.0, 1.3);
+        assert_eq!((g.contacts, g.footsteps), (4, 1));
+        assert!(g.passed(), "{:?}", g.violations);
     }
 
     #[test]

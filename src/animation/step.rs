@@ -117,6 +117,14 @@ fn capped(delta: f64) -> f64 {
     delta.signum() * (FULL_HOLD + room * ((a - FULL_HOLD) / room).tanh())
 }
 
+/// Height `[m]` over its height at rest to which a planted foot turning on
+/// the floor lifts its heel ([`Step::pivot_heel`]): a pivot on the ball.
+const PIVOT_HEEL_RISE: f64 = 0.03;
+
+/// Turn `[rad]` (6°) of a planted foot on the floor by which its heel is
+/// up by [`PIVOT_HEEL_RISE`] ([`Step::pivot_heel`]).
+const PIVOT_ONSET: f64 = 0.1;
+
 /// Share of the swing over which the swing foot's horizontal move from its
 /// footprint eases in ([`Step::swing_target`]).
 const SWING_EASE: f64 = 0.3;
@@ -237,7 +245,11 @@ impl Step<'_> {
     /// [`SETTLE_TIME`] (or 90 % of a shorter step; a landing foot comes
     /// down flat); the stance foot
     /// all step long, the trailing foot until its lift-off and then fading
-    /// as the offset does (continuous at both ends). O(leg depth).
+    /// as the offset does (continuous at both ends). Then the sole goes
+    /// onto the floor while the foot bears weight: a ball under it is
+    /// raised onto it ([`Step::ground_weight`]), and a stance foot whose
+    /// heel and ball are both over it is lowered onto it in its flat
+    /// stance ([`flat_stance`]). O(joints).
     fn holds(&self, skeletal: &Skeletal, clean: &Pose, raw: &Pose, u: f64) -> [f64; 2] {
         let sk = &skeletal.character.skeleton;
         let fade = self.start_fade(u);
@@ -246,13 +258,48 @@ impl Step<'_> {
         let span = (SETTLE_TIME / (self.t1 - self.t0).max(1e-9)).min(0.9);
         let settle = 1.0 - smoothstep(u / span);
         let mut out = [0.0; 2];
+        let globals = sk.globals(raw);
         for foot in [self.stance, self.stance.other()] {
             let c = skeletal.legs.leg(foot).contact;
             let target = fk::position(sk, clean, c).y + self.held_height[foot.index()] * settle;
             let weight = if foot == self.stance { 1.0 } else { fade };
-            out[foot.index()] = (target - fk::position(sk, raw, c).y) * weight;
+            let y = fk::position(sk, raw, c).y;
+            out[foot.index()] = (target - y) * weight;
+            // Its sole on the floor while it bears weight: a blend of
+            // walks turns hip, knee and ankle of a planted leg by
+            // averages, and the average of poses with a foot on the floor
+            // need not have it there (the built-in walks on figure7: a
+            // trailing toe joint 4.4 cm under its height at rest in the
+            // heel rise, its sole 4.2 cm in the floor); nor does a clip
+            // keyed with its feet over it (the Quaternius warrior's own
+            // walk: the stance sole 1.8 cm up).
+            let [heel, ball] = [0, 1].map(|k| {
+                let p = &skeletal.soles.points[3 * foot.index() + k];
+                (globals[p.joint] * p.local.push(1.0)).y + out[foot.index()]
+            });
+            // The ball up onto the floor (a heel under it is pitched up
+            // about the ball by `flat_foot`), or heel and ball down onto it.
+            if ball < 0.0 {
+                out[foot.index()] -= ball * self.ground_weight(foot, u);
+            } else if foot == self.stance {
+                out[foot.index()] -= heel.min(ball).max(0.0) * flat_stance(u);
+            }
         }
         out
+    }
+
+    /// `foot`'s share of the ground at `u`: 1 for the stance foot and for
+    /// the trailing foot up to its lift-off, fading out over
+    /// [`SWING_EASE`] of the swing after it and in over the landing
+    /// ([`SWING_LAND`]); continuous, and 1 at both ends of the step.
+    fn ground_weight(&self, foot: Foot, u: f64) -> f64 {
+        let lift = self.lift.min(0.95);
+        if foot == self.stance || u <= lift {
+            return 1.0;
+        }
+        let ease = SWING_EASE * (1.0 - lift);
+        let land = SWING_LAND * (1.0 - lift);
+        (1.0 - smoothstep((u - lift) / ease)).max(smoothstep((u - (1.0 - land)) / land))
     }
 
     /// Placement of `pose` at phase `u`: yaw about the stance contact and
@@ -318,12 +365,14 @@ impl Step<'_> {
         // ground before its lift-off).
         let dm = model_delta(legs, &mut p, swing, target) + down + hold(swing);
         move_foot_fk(legs, &mut p.fk, swing, dm, gait.knee_hinges[swing.index()]);
-        self.hold_yaw(skeletal, &mut p, u);
+        let released = self.hold_yaw(skeletal, &mut p, u);
         self.clear_floor(skeletal, &mut p, u);
         self.flat_foot(skeletal, &mut p, u);
+        self.pivot_heel(skeletal, &mut p, released);
         for foot in [Foot::Left, Foot::Right] {
             let (tip, floor) = self.toe_tips[foot.index()];
             lift_toe_fk(legs, &mut p.fk, foot, tip, floor);
+            above_floor(skeletal, &mut p, foot);
             self.pin_sole(skeletal, &mut p, foot, u);
             follow_foot_fk(legs, &mut p.fk, foot);
         }
@@ -339,7 +388,8 @@ impl Step<'_> {
     /// plant and at the landing, and what the stance foot holds at the
     /// step's end the trailing foot holds at the next step's start.
     /// O(leg depth).
-    fn hold_yaw(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
+    fn hold_yaw(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) -> [f64; 2] {
+        let mut released = [0.0; 2];
         let (gait, legs) = (&skeletal.gait, &skeletal.legs);
         let stance = legs.leg(self.stance);
         let now = p.yaw + stance_yaw(&mut p.fk, stance);
@@ -351,6 +401,9 @@ impl Step<'_> {
         let expected = -self.yaw_turn * smoothstep(u);
         let hold = expected + wrap_angle_exact(self.yaw0 + self.stance_yaw0 - now - expected);
         turn_foot_fk(legs, &mut p.fk, self.stance, capped(hold) * end, gait.knee_hinges[self.stance.index()]);
+        if self.end_delta.is_none() {
+            released[self.stance.index()] = (hold - capped(hold)).abs();
+        }
         if let Some((held0, now0)) = self.trail_yaw {
             let swing = self.stance.other();
             let lift = self.lift.min(0.95);
@@ -359,8 +412,10 @@ impl Step<'_> {
                 let now = p.yaw + stance_yaw(&mut p.fk, legs.leg(swing));
                 let hold = held0 + wrap_angle_exact(now0 - now);
                 turn_foot_fk(legs, &mut p.fk, swing, capped(hold) * w, gait.knee_hinges[swing.index()]);
+                released[swing.index()] = (hold - capped(hold)).abs() * w;
             }
         }
+        released
     }
 
     /// Brings the stance foot's heel down towards the floor in mid-stance,
@@ -380,47 +435,29 @@ impl Step<'_> {
     /// Continuous (the heel is above the floor at the landing). O(leg
     /// depth).
     fn flat_foot(&self, skeletal: &Skeletal, p: &mut Placing<'_>, u: f64) {
-        let w = smoothstep(u / 0.2) * (1.0 - smoothstep((u - 0.5) / 0.3));
+        let w = flat_stance(u);
         // A heel under the floor is raised from just after the landing
         // (where it is above the floor) until the heel rise.
         let w_sunk = smoothstep(u / 0.05) * (1.0 - smoothstep((u - 0.7) / 0.3));
-        let leg = skeletal.legs.leg(self.stance);
-        let Some((thigh, shin)) = leg.bent else { return };
-        if w.max(w_sunk) <= 0.0 || leg.contact == leg.ankle {
-            return;
-        }
-        let heel = &skeletal.soles.points[3 * self.stance.index()];
-        let c = p.fk.position(leg.contact);
-        let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
-        let (arm, up) = (at - c, at.y - heel.rest.y);
-        let along = V3::new(arm.x, 0.0, arm.z);
-        let w = if up > 0.0 { w } else { w_sunk };
-        if up == 0.0 || w <= 0.0 || along.norm() < 1e-6 {
-            return;
-        }
-        // The pitch that lowers the heel by `up` (raises it by `-up`),
-        // about the horizontal axis across the foot through the contact.
-        let (r, y) = (arm.norm(), arm.y);
-        let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
-        let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
-        let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
-        let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
-        let fits = |a: f64| (c + Quat::from_axis_angle(&axis, a) * (ankle - c) - hip).norm() <= reach;
-        let mut angle = w * full;
-        if !fits(angle) {
-            // The largest share of it within reach (bisection).
-            let (mut lo, mut hi) = (0.0, 1.0);
-            if !fits(0.0) {
-                return;
+        pitch_heel(skeletal, p, self.stance, 0.0, (w, w_sunk));
+    }
+
+    /// Lifts the heel of a planted foot that turns on the floor: beyond
+    /// what [`Step::hold_yaw`] holds (`released`, per foot `[rad]`, the
+    /// foot's own turn on the floor), a walker pivots on the ball of the
+    /// foot with the heel up (issue of heels skidding round the ball in
+    /// sharp turns: the park's 140° corners swept a heel 10 cm along the
+    /// floor). The heel is raised towards [`PIVOT_HEEL_RISE`] over its
+    /// height at rest, the whole way once the released turn is
+    /// [`PIVOT_ONSET`], by pitching the foot about its contact joint (never
+    /// lowered). Continuous: the released turn is. O(leg depth).
+    fn pivot_heel(&self, skeletal: &Skeletal, p: &mut Placing<'_>, released: [f64; 2]) {
+        for foot in Foot::BOTH {
+            let r = released[foot.index()];
+            if r > 0.0 {
+                pitch_heel(skeletal, p, foot, PIVOT_HEEL_RISE, (0.0, smoothstep(r / PIVOT_ONSET)));
             }
-            for _ in 0..30 {
-                let mid = 0.5 * (lo + hi);
-                if fits(mid * angle) { lo = mid } else { hi = mid }
-            }
-            angle *= lo;
         }
-        let hinge = skeletal.gait.knee_hinges[self.stance.index()];
-        pitch_foot_fk(&skeletal.legs, &mut p.fk, self.stance, Quat::from_axis_angle(&axis, angle), hinge);
     }
 
     /// Keeps the point of `foot`'s sole it rolls on where the foot laid
@@ -438,14 +475,7 @@ impl Step<'_> {
     /// landing ([`SWING_LAND`]); continuous. Nothing for a leg that is its
     /// own foot (no knee, no foot joint). O(leg depth).
     fn pin_sole(&self, skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, u: f64) {
-        let lift = self.lift.min(0.95);
-        let w = if foot == self.stance || u <= lift {
-            1.0
-        } else {
-            let ease = SWING_EASE * (1.0 - lift);
-            let land = SWING_LAND * (1.0 - lift);
-            (1.0 - smoothstep((u - lift) / ease)).max(smoothstep((u - (1.0 - land)) / land))
-        };
+        let w = self.ground_weight(foot, u);
         if w <= 0.0 {
             return;
         }
@@ -570,6 +600,81 @@ impl Step<'_> {
         p.fk.translate(legs.top, fix);
         Fixed { p, fix }
     }
+}
+
+/// Raises `foot` by what keeps every point of its sole (heel, ball, toe
+/// tip: [`crate::character::contact::Soles`]) on or over the floor: a foot
+/// without a toe joint that rolls over its ball at the heel rise would
+/// push its toe tip into the floor (RobotExpressive on `figure7`: 4.9 cm),
+/// where a rigid foot pivots on its tip. Continuous in the pose (the raise
+/// is the lowest point's depth). Nothing for a leg that is its own foot.
+/// O(leg depth).
+fn above_floor(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot) {
+    let leg = skeletal.legs.leg(foot);
+    if leg.bent.is_none() && leg.detached.is_none() {
+        // A leg that is its own foot (no knee, no foot joint) swings as a
+        // whole: shifting its end would shift the leg.
+        return;
+    }
+    let points = &skeletal.soles.points[3 * foot.index()..3 * foot.index() + 3];
+    let low = points.iter().map(|c| (p.fk.global(c.joint) * c.local.push(1.0)).y).fold(f64::INFINITY, f64::min);
+    if low < 0.0 {
+        let hinge = skeletal.gait.knee_hinges[foot.index()];
+        move_foot_fk(&skeletal.legs, &mut p.fk, foot, V3::new(0.0, -low, 0.0), hinge);
+    }
+}
+
+/// Weight at phase `u` of a stance foot's flat stance, from the loading
+/// response to the heel rise (Perry & Burnfield 2010, ch. 2): in over the
+/// first 20 % of the step, out from its middle to 80 %; 0 at both ends.
+fn flat_stance(u: f64) -> f64 {
+    smoothstep(u / 0.2) * (1.0 - smoothstep((u - 0.5) / 0.3))
+}
+
+/// Pitches `foot` about its contact joint (the horizontal axis across the
+/// foot) so that its heel comes to `want` `[m]` over its height at rest:
+/// down by the share `w.0` of the way where it is higher, up by `w.1`
+/// where it is lower; cut to what keeps the ankle within the leg's reach.
+/// Nothing for a leg without a knee or a foot that is its own contact.
+/// O(leg depth).
+fn pitch_heel(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, want: f64, (w_down, w_up): (f64, f64)) {
+    let leg = skeletal.legs.leg(foot);
+    let Some((thigh, shin)) = leg.bent else { return };
+    if w_down.max(w_up) <= 0.0 || leg.contact == leg.ankle {
+        return;
+    }
+    let heel = &skeletal.soles.points[3 * foot.index()];
+    let c = p.fk.position(leg.contact);
+    let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
+    let (arm, up) = (at - c, at.y - heel.rest.y - want);
+    let along = V3::new(arm.x, 0.0, arm.z);
+    let w = if up > 0.0 { w_down } else { w_up };
+    if up == 0.0 || w <= 0.0 || along.norm() < 1e-6 {
+        return;
+    }
+    // The pitch that lowers the heel by `up` (raises it by `-up`),
+    // about the horizontal axis across the foot through the contact.
+    let (r, y) = (arm.norm(), arm.y);
+    let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
+    let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
+    let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
+    let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
+    let fits = |a: f64| (c + Quat::from_axis_angle(&axis, a) * (ankle - c) - hip).norm() <= reach;
+    let mut angle = w * full;
+    if !fits(angle) {
+        // The largest share of it within reach (bisection).
+        let (mut lo, mut hi) = (0.0, 1.0);
+        if !fits(0.0) {
+            return;
+        }
+        for _ in 0..30 {
+            let mid = 0.5 * (lo + hi);
+            if fits(mid * angle) { lo = mid } else { hi = mid }
+        }
+        angle *= lo;
+    }
+    let hinge = skeletal.gait.knee_hinges[foot.index()];
+    pitch_foot_fk(&skeletal.legs, &mut p.fk, foot, Quat::from_axis_angle(&axis, angle), hinge);
 }
 
 /// A step's pose before placement and IK ([`Step::raw_pose`]).
