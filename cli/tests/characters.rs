@@ -105,14 +105,14 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
             assert!(gate["stance_drift_max"]["value"].as_f64().unwrap() <= limit("stance_drift_max"), "{name}");
             assert!(gate["lowest_vertex_median"].as_f64().unwrap().abs() <= limit("lowest_vertex"), "{name}");
             // And, tighter than the gate, what a player should see of the
-            // feet (issue 29's bar, with the margin of the worst character
-            // so far, the KayKit knight on the avenue at 10.0 mm and the UE
-            // mannequin's 2.7 % there): heels and balls planted to within
-            // a centimetre, few contacts drifting over 2 cm, the lowest
-            // vertex within a centimetre of the floor.
+            // feet, issue 29's bar: heels and balls planted to under a
+            // centimetre at the 95th percentile, under 2 % of contacts
+            // drifting over 2 cm, the lowest vertex within a centimetre of
+            // the floor (the worst so far: the UE mannequin's 5.1 mm on the
+            // park, the Quaternius warrior's 0.7 % there, KayKit's +5.6 mm).
             let (p95, over) =
                 (gate["stance_drift_p95"].as_f64().unwrap(), gate["stance_drift_over_2cm"].as_f64().unwrap());
-            assert!(p95 <= 0.0105 && over <= 0.03, "{name} on {patch_name}: p95 {p95}, {over} over 2 cm");
+            assert!(p95 < 0.01 && over < 0.02, "{name} on {patch_name}: p95 {p95}, {over} over 2 cm");
             assert!(gate["lowest_vertex_median"].as_f64().unwrap().abs() <= 0.01, "{name} on {patch_name}");
         }
         assert!(gate["step_length_min"]["value"].as_f64().unwrap() >= -0.19, "{name}");

@@ -302,6 +302,20 @@ impl Step<'_> {
         (1.0 - smoothstep((u - lift) / ease)).max(smoothstep((u - (1.0 - land)) / land))
     }
 
+    /// Weight at `u` of `foot`'s sole kept flat ([`flat_ball`]): the stance
+    /// foot's comes in over the loading response (20 % of the step, the
+    /// landing foot coming down from its heel) and stays; the trailing
+    /// foot's holds until its lift-off and fades out over [`SWING_EASE`]
+    /// of the swing. Continuous across steps (1 where the stance foot
+    /// becomes the trailing one, 0 where the swing foot lands).
+    fn sole_weight(&self, foot: Foot, u: f64) -> f64 {
+        if foot == self.stance {
+            return smoothstep(u / 0.2);
+        }
+        let lift = self.lift.min(0.95);
+        if u <= lift { 1.0 } else { 1.0 - smoothstep((u - lift) / (SWING_EASE * (1.0 - lift))) }
+    }
+
     /// Placement of `pose` at phase `u`: yaw about the stance contact and
     /// translation that puts it on its footprint, then the root pulled by
     /// [`Step::root_pull`] towards the path (BPK blend §5, root-movement
@@ -368,6 +382,9 @@ impl Step<'_> {
         let released = self.hold_yaw(skeletal, &mut p, u);
         self.clear_floor(skeletal, &mut p, u);
         self.flat_foot(skeletal, &mut p, u);
+        for foot in Foot::BOTH {
+            flat_ball(skeletal, &mut p, foot, self.sole_weight(foot, u));
+        }
         self.pivot_heel(skeletal, &mut p, released);
         for foot in [Foot::Left, Foot::Right] {
             let (tip, floor) = self.toe_tips[foot.index()];
@@ -631,6 +648,84 @@ fn flat_stance(u: f64) -> f64 {
     smoothstep(u / 0.2) * (1.0 - smoothstep((u - 0.5) / 0.3))
 }
 
+/// Pitches `foot` toe-down so that its sole is as flat as at rest, its ball
+/// coming down relative to its heel by the share `w` of what it is up,
+/// while the heel is lower than that: a foot bearing weight flat on the
+/// floor, not on its heel with the forefoot up. A walk retargeted onto a
+/// foot whose bones slope otherwise than its source's plays the stance
+/// with the toes raised (RobotExpressive's ball 4.8 cm up from the plant
+/// to the heel rise, KayKit's 2.8 cm), which the holds, on the foot's
+/// lowest point, do not see. The foot turns about its contact joint, which
+/// stays on its footprint, and is then lowered or raised so that the heel
+/// is back at its height; the whole effect fades out as the heel comes up
+/// as far as the ball (a heel rise, a foot off the floor), over
+/// [`PIVOT_BLEND`]; cut to what keeps the ankle within the leg's reach.
+/// Continuous. Nothing for a leg that is its own foot. O(leg depth).
+fn flat_ball(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, w: f64) {
+    let legs = &skeletal.legs;
+    let leg = legs.leg(foot);
+    if w <= 0.0 || (leg.bent.is_none() && leg.detached.is_none()) {
+        return;
+    }
+    let k = 3 * foot.index();
+    let (heel, ball) = (&skeletal.soles.points[k], &skeletal.soles.points[k + 1]);
+    let at = |p: &mut Placing<'_>, c: &crate::character::contact::ContactPoint| {
+        (p.fk.global(c.joint) * c.local.push(1.0)).xyz()
+    };
+    let (h, b) = (at(p, heel), at(p, ball));
+    let up = b.y - ball.rest.y;
+    // Fully while the forefoot is up more than the heel by [`PIVOT_BLEND`]
+    // or more, not at all once the heel is up as much (a heel rise, or the
+    // whole foot off the floor): continuous.
+    let w = w * smoothstep((up - (h.y - heel.rest.y)) / PIVOT_BLEND);
+    if up <= 0.0 || w <= 0.0 {
+        return;
+    }
+    let arm = b - h;
+    let along = V3::new(arm.x, 0.0, arm.z);
+    if along.norm() < 1e-6 {
+        return;
+    }
+    // The pitch that makes the sole as flat as at rest (the ball `up`
+    // lower relative to the heel), about the horizontal axis across the
+    // foot through the contact joint, which stays on its footprint; then
+    // the heel back down to its height.
+    let (r, y) = (arm.norm(), arm.y);
+    let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
+    let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
+    let c = p.fk.position(leg.contact);
+    let mut angle = w * full;
+    if let Some((thigh, shin)) = leg.bent {
+        let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
+        let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
+        let q = |a: f64| Quat::from_axis_angle(&axis, a);
+        // The ankle turned about the contact, then moved with the heel
+        // back to its height.
+        let ankle_at = |a: f64| {
+            let heel_at = c + q(a) * (h - c);
+            c + q(a) * (ankle - c) + V3::new(0.0, h.y - heel_at.y, 0.0)
+        };
+        let fits = |a: f64| (ankle_at(a) - hip).norm() <= reach;
+        if !fits(angle) {
+            if !fits(0.0) {
+                return;
+            }
+            let (mut lo, mut hi) = (0.0, 1.0);
+            for _ in 0..30 {
+                let mid = 0.5 * (lo + hi);
+                if fits(mid * angle) { lo = mid } else { hi = mid }
+            }
+            angle *= lo;
+        }
+    }
+    let hinge = skeletal.gait.knee_hinges[foot.index()];
+    pitch_foot_fk(legs, &mut p.fk, foot, Quat::from_axis_angle(&axis, angle), hinge);
+    let down = h.y - at(p, heel).y;
+    if down.abs() > 1e-9 {
+        move_foot_fk(legs, &mut p.fk, foot, V3::new(0.0, down, 0.0), hinge);
+    }
+}
+
 /// Pitches `foot` about its contact joint (the horizontal axis across the
 /// foot) so that its heel comes to `want` `[m]` over its height at rest:
 /// down by the share `w.0` of the way where it is higher, up by `w.1`
@@ -864,12 +959,26 @@ pub fn synthesize_standing(
     let (sin, cos) = agent.keys.iter().fold((0.0, 0.0), |a, k| (a.0 + k.heading.sin(), a.1 + k.heading.cos()));
     let stand_heading = if sin.hypot(cos) > 1e-9 { sin.atan2(cos) } else { agent.keys[0].heading };
     // The idle clip's hips sway over its feet: the body is put on the
-    // spot by the hips' mean over the clip, so the feet stay put.
-    let hips = match idle {
+    // spot by the hips' mean over the clip, and held there by its feet:
+    // each pose is moved by its feet's midpoint's offset from its mean, so
+    // that feet the clip moves together stay put (a clip put in place at
+    // its hips, as imported clips are, carries its feet against the hips'
+    // sway: VALID's idle slid both feet 2.1 cm).
+    let feet_mid = |pose: &[crate::character::Transform]| {
+        let p = sk.positions(pose);
+        let m = (p[character.foot(Foot::Left).contact] + p[character.foot(Foot::Right).contact]) * 0.5;
+        V3::new(m.x, 0.0, m.z)
+    };
+    let (hips, feet) = match idle {
         Some(clip) if !clip.frames.is_empty() => {
-            clip.frames.iter().map(|f| sk.positions(f)[character.hips]).sum::<V3>() / clip.frames.len() as f64
+            let n = clip.frames.len() as f64;
+            let hips = clip.frames.iter().map(|f| sk.positions(f)[character.hips]).sum::<V3>() / n;
+            (hips, clip.frames.iter().map(|f| feet_mid(f)).sum::<V3>() / n)
         }
-        _ => sk.positions(&sk.rest_pose())[character.hips],
+        _ => {
+            let rest = sk.rest_pose();
+            (sk.positions(&rest)[character.hips], feet_mid(&rest))
+        }
     };
     let posed = times
         .iter()
@@ -885,7 +994,8 @@ pub fn synthesize_standing(
             };
             let (p, h) = (stand_at, stand_heading);
             let y = gltf_yaw(h);
-            let r = yaw(y) * V3::new(hips.x, 0.0, hips.z);
+            let held = feet_mid(&pose) - feet;
+            let r = yaw(y) * V3::new(hips.x + held.x, 0.0, hips.z + held.z);
             let target = to_gltf(p);
             Posed { pose, yaw: y, offset: V3::new(target.x - r.x, 0.0, target.z - r.z) }
         })
