@@ -93,7 +93,9 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
             let err = text(&out.stderr);
             assert!(err.contains("drift") || err.contains("glide or hover"), "{name} on {patch_name}: {err}");
             assert!(
-                violations.iter().all(|m| m.starts_with("stance_drift") || *m == "contacts_per_footstep"),
+                violations
+                    .iter()
+                    .all(|m| m.starts_with("stance_drift") || *m == "contacts_per_footstep" || *m == "clearance_min"),
                 "{name} on {patch_name}: {violations:?}"
             );
         } else {
@@ -123,10 +125,11 @@ fn shared_humanoids_bake_figure7_the_avenue_and_the_park_within_the_quality_gate
 
 /// The shared characters whose feet, measured on the soles as played,
 /// still drift past the gate's limits (exit 1, the gate naming the drift
-/// or the feet that never rest on the floor): Kenney's legs have neither
-/// knees nor feet and swing as rigid pendulums, their ends gliding 25–35 cm
-/// a stance or never still on the floor for 0.1 s (4 contacts in 1916
-/// footsteps on the park). Every other shared humanoid meets
+/// or the feet that never rest on the floor, and their ends through it):
+/// Kenney's legs have neither knees nor feet and swing as rigid pendulums,
+/// their ends gliding 25–35 cm a stance or never still on the floor for
+/// 0.1 s (4 contacts in 1916 footsteps on the park), 3.3 cm into it at
+/// worst. Every other shared humanoid meets
 /// the gate on every patch of the test.
 fn known_glide(name: &str, _patch: &str) -> bool {
     name.starts_with("Kenney")
