@@ -258,7 +258,6 @@ impl Step<'_> {
         let span = (SETTLE_TIME / (self.t1 - self.t0).max(1e-9)).min(0.9);
         let settle = 1.0 - smoothstep(u / span);
         let mut out = [0.0; 2];
-        let globals = sk.globals(raw);
         for foot in [self.stance, self.stance.other()] {
             let c = skeletal.legs.leg(foot).contact;
             let target = fk::position(sk, clean, c).y + self.held_height[foot.index()] * settle;
@@ -275,7 +274,7 @@ impl Step<'_> {
             // walk: the stance sole 1.8 cm up).
             let [heel, ball] = [0, 1].map(|k| {
                 let p = &skeletal.soles.points[3 * foot.index() + k];
-                (globals[p.joint] * p.local.push(1.0)).y + out[foot.index()]
+                p.at(&fk::global_of(sk, raw, p.joint)).y + out[foot.index()]
             });
             // The ball up onto the floor (a heel under it is pitched up
             // about the ball by `flat_foot`), or heel and ball down onto it.
@@ -293,13 +292,18 @@ impl Step<'_> {
     /// [`SWING_EASE`] of the swing after it and in over the landing
     /// ([`SWING_LAND`]); continuous, and 1 at both ends of the step.
     fn ground_weight(&self, foot: Foot, u: f64) -> f64 {
-        let lift = self.lift.min(0.95);
-        if foot == self.stance || u <= lift {
+        if foot == self.stance {
             return 1.0;
         }
-        let ease = SWING_EASE * (1.0 - lift);
-        let land = SWING_LAND * (1.0 - lift);
-        (1.0 - smoothstep((u - lift) / ease)).max(smoothstep((u - (1.0 - land)) / land))
+        let land = SWING_LAND * (1.0 - self.lift.min(0.95));
+        self.lift_fade(u).max(smoothstep((u - (1.0 - land)) / land))
+    }
+
+    /// The trailing foot's share of the ground at `u`: 1 up to its
+    /// lift-off, fading out over [`SWING_EASE`] of the swing after it.
+    fn lift_fade(&self, u: f64) -> f64 {
+        let lift = self.lift.min(0.95);
+        if u <= lift { 1.0 } else { 1.0 - smoothstep((u - lift) / (SWING_EASE * (1.0 - lift))) }
     }
 
     /// Weight at `u` of `foot`'s sole kept flat ([`flat_ball`]): the stance
@@ -309,11 +313,7 @@ impl Step<'_> {
     /// of the swing. Continuous across steps (1 where the stance foot
     /// becomes the trailing one, 0 where the swing foot lands).
     fn sole_weight(&self, foot: Foot, u: f64) -> f64 {
-        if foot == self.stance {
-            return smoothstep(u / 0.2);
-        }
-        let lift = self.lift.min(0.95);
-        if u <= lift { 1.0 } else { 1.0 - smoothstep((u - lift) / (SWING_EASE * (1.0 - lift))) }
+        if foot == self.stance { smoothstep(u / 0.2) } else { self.lift_fade(u) }
     }
 
     /// Placement of `pose` at phase `u`: yaw about the stance contact and
@@ -498,7 +498,7 @@ impl Step<'_> {
         }
         let legs = &skeletal.legs;
         let leg = legs.leg(foot);
-        if leg.bent.is_none() && leg.detached.is_none() {
+        if leg.is_own_foot() {
             // A leg that is its own foot (no knee, no foot joint) swings
             // as a whole: shifting its end would shift the leg.
             return;
@@ -510,7 +510,7 @@ impl Step<'_> {
         let flat = yaw(yaw_of_rotation(&q));
         let at = |fk: &mut PoseFk<'_>, k: usize| {
             let point = &soles.points[3 * foot.index() + k];
-            let now = (fk.global(point.joint) * point.local.push(1.0)).xyz();
+            let now = point.at(&fk.global(point.joint));
             (now, c + flat * (point.rest - c_rest))
         };
         let (heel, heel_flat) = at(&mut p.fk, 0);
@@ -545,10 +545,7 @@ impl Step<'_> {
         }
         let swing = self.stance.other();
         let points = &skeletal.soles.points[3 * swing.index()..3 * swing.index() + 3];
-        let low = points
-            .iter()
-            .map(|c| (p.fk.global(c.joint) * c.local.push(1.0)).y - c.rest.y)
-            .fold(f64::INFINITY, f64::min);
+        let low = points.iter().map(|c| c.at(&p.fk.global(c.joint)).y - c.rest.y).fold(f64::INFINITY, f64::min);
         let raise = w * (SWING_CLEARANCE * w - low).max(0.0);
         if raise > 0.0 {
             let hinge = skeletal.gait.knee_hinges[swing.index()];
@@ -628,13 +625,13 @@ impl Step<'_> {
 /// O(leg depth).
 fn above_floor(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot) {
     let leg = skeletal.legs.leg(foot);
-    if leg.bent.is_none() && leg.detached.is_none() {
+    if leg.is_own_foot() {
         // A leg that is its own foot (no knee, no foot joint) swings as a
         // whole: shifting its end would shift the leg.
         return;
     }
     let points = &skeletal.soles.points[3 * foot.index()..3 * foot.index() + 3];
-    let low = points.iter().map(|c| (p.fk.global(c.joint) * c.local.push(1.0)).y).fold(f64::INFINITY, f64::min);
+    let low = points.iter().map(|c| c.at(&p.fk.global(c.joint)).y).fold(f64::INFINITY, f64::min);
     if low < 0.0 {
         let hinge = skeletal.gait.knee_hinges[foot.index()];
         move_foot_fk(&skeletal.legs, &mut p.fk, foot, V3::new(0.0, -low, 0.0), hinge);
@@ -664,14 +661,12 @@ fn flat_stance(u: f64) -> f64 {
 fn flat_ball(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, w: f64) {
     let legs = &skeletal.legs;
     let leg = legs.leg(foot);
-    if w <= 0.0 || (leg.bent.is_none() && leg.detached.is_none()) {
+    if w <= 0.0 || leg.is_own_foot() {
         return;
     }
     let k = 3 * foot.index();
     let (heel, ball) = (&skeletal.soles.points[k], &skeletal.soles.points[k + 1]);
-    let at = |p: &mut Placing<'_>, c: &crate::character::contact::ContactPoint| {
-        (p.fk.global(c.joint) * c.local.push(1.0)).xyz()
-    };
+    let at = |p: &mut Placing<'_>, c: &crate::character::contact::ContactPoint| c.at(&p.fk.global(c.joint));
     let (h, b) = (at(p, heel), at(p, ball));
     let up = b.y - ball.rest.y;
     // Fully while the forefoot is up more than the heel by [`PIVOT_BLEND`]
@@ -690,14 +685,11 @@ fn flat_ball(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, w: f64) {
     // lower relative to the heel), about the horizontal axis across the
     // foot through the contact joint, which stays on its footprint; then
     // the heel back down to its height.
-    let (r, y) = (arm.norm(), arm.y);
-    let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
-    let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
+    let (axis, full) = pitch_lowering(arm, up);
     let c = p.fk.position(leg.contact);
     let mut angle = w * full;
     if let Some((thigh, shin)) = leg.bent {
-        let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
-        let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
+        let (hip, ankle, reach) = hip_ankle_reach(p, thigh, shin, leg.ankle);
         let q = |a: f64| Quat::from_axis_angle(&axis, a);
         // The ankle turned about the contact, then moved with the heel
         // back to its height.
@@ -705,18 +697,8 @@ fn flat_ball(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, w: f64) {
             let heel_at = c + q(a) * (h - c);
             c + q(a) * (ankle - c) + V3::new(0.0, h.y - heel_at.y, 0.0)
         };
-        let fits = |a: f64| (ankle_at(a) - hip).norm() <= reach;
-        if !fits(angle) {
-            if !fits(0.0) {
-                return;
-            }
-            let (mut lo, mut hi) = (0.0, 1.0);
-            for _ in 0..30 {
-                let mid = 0.5 * (lo + hi);
-                if fits(mid * angle) { lo = mid } else { hi = mid }
-            }
-            angle *= lo;
-        }
+        let Some(share) = share_within_reach(angle, |a| (ankle_at(a) - hip).norm() <= reach) else { return };
+        angle *= share;
     }
     let hinge = skeletal.gait.knee_hinges[foot.index()];
     pitch_foot_fk(legs, &mut p.fk, foot, Quat::from_axis_angle(&axis, angle), hinge);
@@ -740,7 +722,7 @@ fn pitch_heel(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, want: f64, (
     }
     let heel = &skeletal.soles.points[3 * foot.index()];
     let c = p.fk.position(leg.contact);
-    let at = (p.fk.global(heel.joint) * heel.local.push(1.0)).xyz();
+    let at = heel.at(&p.fk.global(heel.joint));
     let (arm, up) = (at - c, at.y - heel.rest.y - want);
     let along = V3::new(arm.x, 0.0, arm.z);
     let w = if up > 0.0 { w_down } else { w_up };
@@ -749,27 +731,48 @@ fn pitch_heel(skeletal: &Skeletal, p: &mut Placing<'_>, foot: Foot, want: f64, (
     }
     // The pitch that lowers the heel by `up` (raises it by `-up`),
     // about the horizontal axis across the foot through the contact.
-    let (r, y) = (arm.norm(), arm.y);
-    let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
-    let axis = nalgebra::Unit::new_normalize(V3::y().cross(&along));
-    let (hip, ankle) = (p.fk.position(thigh), p.fk.position(leg.ankle));
-    let reach = 0.999 * ((p.fk.position(shin) - hip).norm() + (ankle - p.fk.position(shin)).norm());
+    let (axis, full) = pitch_lowering(arm, up);
+    let (hip, ankle, reach) = hip_ankle_reach(p, thigh, shin, leg.ankle);
     let fits = |a: f64| (c + Quat::from_axis_angle(&axis, a) * (ankle - c) - hip).norm() <= reach;
-    let mut angle = w * full;
-    if !fits(angle) {
-        // The largest share of it within reach (bisection).
-        let (mut lo, mut hi) = (0.0, 1.0);
-        if !fits(0.0) {
-            return;
-        }
-        for _ in 0..30 {
-            let mid = 0.5 * (lo + hi);
-            if fits(mid * angle) { lo = mid } else { hi = mid }
-        }
-        angle *= lo;
-    }
+    let Some(share) = share_within_reach(w * full, fits) else { return };
+    let angle = w * full * share;
     let hinge = skeletal.gait.knee_hinges[foot.index()];
     pitch_foot_fk(&skeletal.legs, &mut p.fk, foot, Quat::from_axis_angle(&axis, angle), hinge);
+}
+
+/// The pitch of a foot that lowers a point of it at `arm` `[m]` from the
+/// pivot by `up` `[m]` (raises it by `-up`): the horizontal axis across
+/// the foot (unit) and the angle `[rad]` about it. O(1).
+fn pitch_lowering(arm: V3, up: f64) -> (nalgebra::Unit<V3>, f64) {
+    let (r, y) = (arm.norm(), arm.y);
+    let full = (y / r).clamp(-1.0, 1.0).asin() - ((y - up) / r).clamp(-1.0, 1.0).asin();
+    (nalgebra::Unit::new_normalize(V3::y().cross(&V3::new(arm.x, 0.0, arm.z))), full)
+}
+
+/// The hip (the thigh joint) and the ankle of a two-bone leg in `p`, and
+/// its reach `[m]` (99.9 % of its length, as the IK straightens it).
+/// O(leg depth).
+fn hip_ankle_reach(p: &mut Placing<'_>, thigh: usize, shin: usize, ankle: usize) -> (V3, V3, f64) {
+    let (hip, knee, ankle) = (p.fk.position(thigh), p.fk.position(shin), p.fk.position(ankle));
+    (hip, ankle, 0.999 * ((knee - hip).norm() + (ankle - knee).norm()))
+}
+
+/// The largest share in `[0, 1]` of a turn by `angle` that `fits` (keeps
+/// the ankle within the leg's reach): 1 when the whole turn does, `None`
+/// when not even none does, else by bisection (30 halvings).
+fn share_within_reach(angle: f64, fits: impl Fn(f64) -> bool) -> Option<f64> {
+    if fits(angle) {
+        return Some(1.0);
+    }
+    if !fits(0.0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        if fits(mid * angle) { lo = mid } else { hi = mid }
+    }
+    Some(lo)
 }
 
 /// A step's pose before placement and IK ([`Step::raw_pose`]).

@@ -76,6 +76,14 @@ pub struct ContactPoint {
     pub rest: V3,
 }
 
+impl ContactPoint {
+    /// Its model-frame position `[m]` for its joint's global matrix
+    /// `global`. O(1).
+    pub fn at(&self, global: &nalgebra::Matrix4<f64>) -> V3 {
+        (global * self.local.push(1.0)).xyz()
+    }
+}
+
 /// A mesh vertex with its skin: rest position (model frame) `[m]`, joints
 /// and weights.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -244,7 +252,7 @@ impl Soles {
     pub fn points_at(&self, globals: &[nalgebra::Matrix4<f64>]) -> [V3; 6] {
         std::array::from_fn(|k| {
             let p = &self.points[k];
-            (globals[p.joint] * p.local.push(1.0)).xyz()
+            p.at(&globals[p.joint])
         })
     }
 

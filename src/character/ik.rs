@@ -49,6 +49,15 @@ pub struct Leg {
     pub detached_hinge: Option<V3>,
 }
 
+impl Leg {
+    /// Whether the leg is its own foot: neither a two-bone leg nor a
+    /// detached one (no knee, no foot joint; it swings as a whole, and
+    /// moving its end would move the leg). O(1).
+    pub fn is_own_foot(&self) -> bool {
+        self.bent.is_none() && self.detached.is_none()
+    }
+}
+
 impl Legs {
     /// The legs of `character`.
     pub fn new(character: &Character) -> Legs {
