@@ -10,7 +10,7 @@
 //! | stance drift | per contact of a weight-bearing sole point (heel or ball of either foot, within 1 cm of its lowest height for ≥ 0.1 s, measured on the played geometry: [`crate::animation::contact`]), the largest horizontal distance it moves from where the contact began; the toe tips' are reported by part, not gated (a toe-off scrapes them forward 2–3 cm on every character so far) | p95 ≤ 2.5 cm, ≤ 10 % of contacts over 2 cm, max ≤ 10 cm (a glide, a pop) |
 //! | clearance | the least height of any sole point, stance or swing (a foot through the floor) | ≥ −3 cm (the shared humanoids: −1.1 cm at worst, with their own walks or a walk file; the built-in −0.7 to −1.0 cm at 4–15 Hz keys) |
 //! | lowest vertex | the lowest skinned vertex of the mesh, median over all samples (sinking into the floor or floating over it) | within ±3 cm of the floor |
-//! | planted lift | per footstep, the largest height of the planted foot's contact joint above its height in stance in the character's walks ([`stance_contact_height`]: the foot flat on the floor), from the end of the loading response ([`LOADING_RESPONSE`] after the plant) to mid-stance (half-way to the lift-off; the heel rises after it) | ≤ 2.5 cm (a transition between blends once lifted a planted foot 15 cm with the footprint held) |
+//! | planted lift | per footstep, the largest height of the planted foot's contact joint above its height in stance in the character's walks ([`stance_contact_height`]: the foot flat on the floor), from the end of the loading response ([`LOADING_RESPONSE`] after the plant) to mid-stance (half-way to the lift-off; the heel rises after it); for a leg that is its own foot, which rocks on its sole (`character::rigid`), the height of its lowest sole point | ≤ 2.5 cm (a transition between blends once lifted a planted foot 15 cm with the footprint held) |
 //! | root deviation | horizontal distance of the hips from the baked path (the body may leave the path a little round a sharp corner rather than crouch or let a planted foot slide; the maximum is reported) | p95 ≤ 5 cm |
 //! | posture | hip height over leg length ([`crate::character::Character::leg_length`]), every sample of every agent | ≥ the character's own walk's least value − 0.2 (a long step in double support dips the hips; a crouch or a sitting figure, at 0.2–0.5, goes far below) |
 //! | joint speed | speed of any joint between consecutive samples (a jump of 25 cm in one 1/120 s sample) | ≤ 30 m/s, × √(leg / 0.9 m) for longer legs |
@@ -326,6 +326,9 @@ fn check_agents<'a>(
     let mut lowest = Vec::new();
     let mut lowest_min = None;
     let stance_height = stance_contact_height(character);
+    // A rigid leg rocks on its sole, its contact joint over the floor
+    // (`character::rigid`): its lowest sole point is what stays down.
+    let rigid = crate::character::rigid::is_rigid(&crate::character::ik::Legs::new(character));
     let mut footsteps = 0;
     let mut sparse = None;
     for (a, (anim, tr)) in items {
@@ -384,7 +387,11 @@ fn check_agents<'a>(
                 // mid-stance (after it the heel rises, and a foot joint
                 // that is a rig's contact joint with it).
                 if t >= fs.t + LOADING_RESPONSE && t <= (fs.t + fs.lift) / 2.0 {
-                    let up = tr.feet[i][k][2] - stance_height;
+                    let up = if rigid {
+                        tr.contacts[i][3 * k..3 * k + 3].iter().map(|q| q[2]).fold(f64::INFINITY, f64::min)
+                    } else {
+                        tr.feet[i][k][2] - stance_height
+                    };
                     worse(&mut lift_max, up, a, t, || format!("{} foot", fs.foot.name()), true);
                 }
             }

@@ -13,6 +13,7 @@ use crate::character::ik::{
     Leg, Legs, follow_foot_fk, lift_toe_fk, move_foot_fk, pitch_foot_fk, reach_fix_fk, turn_foot_fk,
 };
 use crate::character::library::Weights;
+use crate::character::rigid::{self, FootGoal};
 use crate::character::{Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
 use crate::footsteps::{BoundaryFootsteps, FootstepPlan, landing_of, path_position, wrap_angle_exact};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot};
@@ -89,6 +90,10 @@ struct Step<'a> {
     stance_at: V3,
     swing_from: V3,
     swing_to: V3,
+    /// World (glTF) yaws `[rad]` of the swing foot's footprint at its
+    /// lift-off, the stance foot's and the swing foot's landing: a rigid
+    /// leg's foot keeps its footprint's ([`Step::posed_rigid`]).
+    footprint_yaws: [f64; 3],
     /// Swing contact (world) at lift-off and at the end without correction.
     swing_free_lift: V3,
     swing_free_end: V3,
@@ -160,6 +165,22 @@ const CLEARANCE_EASE: f64 = 0.2;
 /// Height difference `[m]` of heel and ball over which the pivot of a
 /// rolling foot passes from one to the other ([`Step::pin_sole`]).
 const PIVOT_BLEND: f64 = 0.01;
+
+/// Height `[m]` of a rigid leg's swing foot's lowest sole point over the
+/// floor in mid-swing ([`Step::posed_rigid`]): a leg without a knee lifts
+/// its foot by the body's roll alone, and a foot within 1 cm of the floor
+/// for 0.1 s counts as planted.
+const RIGID_CLEARANCE: f64 = 0.03;
+
+/// Farthest a rigid leg's swing foot is from under its hip, horizontally,
+/// as a share of the leg's length ([`Step::posed_rigid`]): 0.8 leaves the
+/// foot 0.6 legs under the hip, low enough to be put at its clearance by
+/// the body's roll.
+const SWING_REACH: f64 = 0.8;
+
+/// Share of the swing over which a rigid leg's swing foot comes down onto
+/// its footprint ([`Step::posed_rigid`]).
+const RIGID_LAND: f64 = 0.25;
 
 /// Least height `[m]` of the swing foot's sole over the floor in mid-swing
 /// ([`Step::clear_floor`]): a walker's least toe clearance is 1–2 cm
@@ -355,6 +376,9 @@ impl Step<'_> {
 
     /// [`Step::posed`] from the raw pose at `u` ([`Step::raw_pose`]).
     fn posed_from(&self, skeletal: &Skeletal, raw: Raw, u: f64) -> Posed {
+        if rigid::is_rigid(&skeletal.legs) {
+            return self.posed_rigid(skeletal, raw, u);
+        }
         let (gait, legs) = (&skeletal.gait, &skeletal.legs);
         let holds = raw.holds;
         let Fixed { mut p, fix } = self.fixed(skeletal, raw, u);
@@ -393,6 +417,96 @@ impl Step<'_> {
             self.pin_sole(skeletal, &mut p, foot, u);
             follow_foot_fk(legs, &mut p.fk, foot);
         }
+        p.into_posed()
+    }
+
+    /// [`Step::posed_from`] for legs that are their own feet (no knee, no
+    /// foot joint; [`rigid`]): the pose placed, then stood on its feet
+    /// ([`rigid::stand`]): the stance foot on its footprint, and the other
+    /// on its own until its lift-off (both feet on the floor in double
+    /// support), then in the air where [`Step::swing_target`] puts it,
+    /// its lowest sole point [`RIGID_CLEARANCE`] over the floor in
+    /// mid-swing (coming in over [`CLEARANCE_EASE`] of the swing and
+    /// going out over its last [`RIGID_LAND`], after it has come over its
+    /// footprint along the straight line from the last one); each foot at its
+    /// footprint's yaw, the swing foot turning from one to the next in the
+    /// air (no planted foot turns on the floor). Continuous: at the
+    /// landing both feet are on their footprints, as at the next step's
+    /// start. O(joints + bisection steps · leg depth).
+    fn posed_rigid(&self, skeletal: &Skeletal, raw: Raw, u: f64) -> Posed {
+        let legs = &skeletal.legs;
+        let mut p = self.place(skeletal, raw.pose, u);
+        let lift = self.lift.min(0.95);
+        let [from_yaw, stance_yaw, to_yaw] = self.footprint_yaws;
+        let (target, height, foot_yaw, air) = if u <= lift {
+            (self.swing_from, 0.0, from_yaw, 0.0)
+        } else {
+            // Up first, then across from footprint to footprint, then down
+            // onto the footprint: a foot that came down while still moving
+            // slid its heel along the floor (its last 5 cm in 15 ms).
+            let swing = 1.0 - lift;
+            let (up, down) = (CLEARANCE_EASE * swing, RIGID_LAND * swing);
+            let w = smoothstep((u - lift) / up) * (1.0 - smoothstep((u - (1.0 - down)) / down));
+            let s = smoothstep((u - lift - 0.5 * up) / (swing - 0.5 * up - down));
+            // Along the line from footprint to footprint, bowed (a
+            // quadratic Bézier curve) to pass under the swing hip
+            // sideways: the straight line of a sharp turn's step passes
+            // far beside it.
+            let (from, to) = (self.swing_from, self.swing_to);
+            let hip_m = p.fk.position(legs.leg(self.stance.other()).ankle);
+            let hip = p.world(hip_m);
+            let line = to - from;
+            let aside = if line.norm() > 1e-9 {
+                let along = line.normalize();
+                let d = V3::new(hip.x - from.x, 0.0, hip.z - from.z);
+                d - along * along.dot(&d)
+            } else {
+                V3::zeros()
+            };
+            let target = from + line * s + aside * (2.0 * s * (1.0 - s));
+            (target, RIGID_CLEARANCE * w, from_yaw + wrap_angle_exact(to_yaw - from_yaw) * s, w)
+        };
+        let model = |p: &Placing<'_>, w: V3| {
+            let m = p.turn.inverse() * (w - p.offset);
+            [m.x, m.z]
+        };
+        // A foot is held at its footprint's yaw as the body turns over it
+        // up to 40°, then less and less ([`capped`], as a two-bone leg's
+        // planted foot is): a leg without a knee turned 100° from its hips
+        // (a 140° corner) rocked on its foot's side, and its swing popped.
+        let held = |foot_yaw: f64| capped(wrap_angle_exact(foot_yaw - p.yaw));
+        let support =
+            FootGoal { foot: self.stance, at: model(&p, self.stance_at), yaw: held(stance_yaw), height: 0.0, pin: 1.0 };
+        let swing = self.stance.other();
+        // In the air the foot stays well within the leg's reach (as it
+        // leaves and reaches the floor, by its clearance's weight): the
+        // straight line between two footprints of a sharp turn passes
+        // farther from the hip than the leg reaches, and a leg at full
+        // stretch sideways holds its foot at hip height.
+        let mut at = model(&p, target);
+        if air > 0.0 {
+            let leg = legs.leg(swing);
+            let hip = p.fk.position(leg.ankle);
+            let reach = SWING_REACH * p.fk.skeleton().joints[leg.contact].rest.translation.norm();
+            let d = [at[0] - hip.x, at[1] - hip.z];
+            let n = d[0].hypot(d[1]);
+            if n > reach {
+                let k = 1.0 - air * (n - reach) / n;
+                at = [hip.x + d[0] * k, hip.z + d[1] * k];
+            }
+        }
+        let other = FootGoal {
+            foot: swing,
+            at,
+            yaw: held(foot_yaw),
+            height,
+            // Rocking on its lowest point in the air too, the foot comes
+            // down with that point already where it lands: pinned only
+            // over the landing, it slid there along the floor (heel p95
+            // 13.6 → mm on figure7).
+            pin: 1.0,
+        };
+        rigid::stand(&mut p.fk, legs, &skeletal.soles, &support, &other);
         p.into_posed()
     }
 
@@ -854,6 +968,7 @@ pub fn synthesize_walker(
             stance_at: to_gltf(a.position),
             swing_from: to_gltf(f[j - 1].position),
             swing_to: to_gltf(b.position),
+            footprint_yaws: [&f[j - 1], a, b].map(|x| gltf_yaw(x.heading)),
             swing_free_lift: V3::zeros(),
             swing_free_end: V3::zeros(),
             swing_fixed_lift: V3::zeros(),

@@ -162,9 +162,19 @@ impl FootTracks {
             cyclic: clip.cyclic,
         };
         let rest_g = sk.globals(&sk.rest_pose());
+        // A rigid leg rocks on its sole: its contact joint is over the
+        // floor but where the heel or toe tip is on it.
+        let soles =
+            super::rigid::is_rigid(&super::ik::Legs::new(character)).then(|| super::contact::Soles::of(character));
         for frame in &clip.frames {
             let g = sk.globals(frame);
-            let c = |f: Foot| super::position_of(&g[character.foot(f).contact]);
+            let c = |f: Foot| {
+                let at = super::position_of(&g[character.foot(f).contact]);
+                match &soles {
+                    Some(soles) => super::rigid::ground_point(soles, &g, f, at),
+                    None => at,
+                }
+            };
             t.contacts.push([c(Foot::Left), c(Foot::Right)]);
             let y = |f: Foot| {
                 let a = character.foot(f).ankle;

@@ -34,6 +34,7 @@ pub mod ik;
 pub mod import;
 pub mod library;
 pub mod retarget;
+pub mod rigid;
 pub mod setup;
 
 use crowdpatch_runtime::format::Foot;

@@ -38,8 +38,11 @@
 //! Joints the mapping does not name keep their rest pose relative to their
 //! parent (fingers, twist bones, props). Cost: O(frames · joints).
 
+use super::contact::Soles;
+use super::fk::PoseFk;
 use super::humanoid::{Bone, Humanoid};
-use super::ik::{follow_foot, heel_roll, two_bone_ik};
+use super::ik::{Legs, follow_foot, heel_roll, two_bone_ik};
+use super::rigid::{self, FootGoal};
 use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
 use crowdpatch_runtime::format::Foot;
 use nalgebra::{Matrix3, Rotation3};
@@ -161,6 +164,9 @@ pub struct Retarget<'a> {
     /// The target joint that carries the hips' displacement: the lowest
     /// common ancestor of the hips and the upper legs.
     mover: usize,
+    /// For a target whose legs are their own feet ([`rigid`]): its legs
+    /// and soles.
+    rigid: Option<(Legs, Soles)>,
 }
 
 impl<'a> Retarget<'a> {
@@ -189,7 +195,9 @@ impl<'a> Retarget<'a> {
                 }
             }
         }
-        Ok(Retarget { source: s, target: t, k, bones, next, parent, mover })
+        let legs = Legs::new(target);
+        let rigid = rigid::is_rigid(&legs).then(|| (legs, Soles::of(target)));
+        Ok(Retarget { source: s, target: t, k, bones, next, parent, mover, rigid })
     }
 
     /// The anatomical frame of bone `i` (of `self.bones`) on one side, from
@@ -275,8 +283,46 @@ impl<'a> Retarget<'a> {
                 let want = want_contact - foot_q * t.rest_q[ft].inverse() * (t.rest_p[ct] - t.rest_p[ft]);
                 self.place_ankle(&mut pose, foot, ft, (want, want_contact), tq[ft]);
             }
+            if let Some(rigid) = &self.rigid {
+                pose = self.stand_rigid(pose, rigid, (hs, ht), (&sp, &sq), hips_t);
+            }
         }
         pose
+    }
+
+    /// A target whose legs are their own feet stood where the source's
+    /// feet are ([`rigid::stand`]): each foot's sole joint over where the
+    /// source's contact is relative to its hips, scaled (as step 4 puts a
+    /// foot), yawed as the source's foot, its lowest sole point as high as
+    /// the source's contact is over its rest height; the lower foot
+    /// carries the body, the other is reached by the waddle's roll; a foot
+    /// within 5 mm of the floor rocks on its sole, one 2 cm up is in the
+    /// air.
+    fn stand_rigid(
+        &self,
+        pose: Pose,
+        (legs, soles): &(Legs, Soles),
+        (hs, ht): (usize, usize),
+        (sp, sq): (&[V3], &[Quat]),
+        hips_t: V3,
+    ) -> Pose {
+        let (s, t) = (&self.source, &self.target);
+        let goals = Foot::BOTH.map(|foot| {
+            let cs = s.character.foot(foot).contact;
+            let ct = legs.leg(foot).contact;
+            let want = hips_t + (sp[cs] - sp[hs]) * self.k + (t.rest_p[ct] - t.rest_p[ht])
+                - (s.rest_p[cs] - s.rest_p[hs]) * self.k;
+            let ankle = s.character.foot(foot).ankle;
+            let yaw = super::yaw_of_rotation(&(sq[ankle] * s.rest_q[ankle].inverse()));
+            let height = (want.y - t.rest_p[ct].y).max(0.0);
+            let pin = 1.0 - smoothstep((height - 0.005) / 0.015);
+            FootGoal { foot, at: [want.x, want.z], yaw, height, pin }
+        });
+        let [l, r] = goals;
+        let (support, other) = if l.height <= r.height { (l, r) } else { (r, l) };
+        let mut fk = PoseFk::new(&t.character.skeleton, pose);
+        rigid::stand(&mut fk, legs, soles, &support, &other);
+        fk.into_pose()
     }
 
     /// Puts the target's ankle `ankle` at `want` (model frame), its contact
@@ -338,6 +384,12 @@ impl<'a> Retarget<'a> {
         out.make_in_place_at(&self.target.character.skeleton, hips);
         out
     }
+}
+
+/// `0` below 0, `1` above 1, the cubic smoothstep between.
+fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
 }
 
 /// Sets joint `j`'s local translation so that its global position is `at`.

@@ -220,7 +220,8 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
         FootJoints { ankle, contact }
     });
     let height = geometry.bounds().map_or(file_height * scale, |(lo, hi)| hi.y - lo.y.min(0.0));
-    Ok(Character {
+    let upper_legs = [0, 1].map(|s| humanoid.get(Bone::leg(s)[0]));
+    let mut character = Character {
         name: name.to_owned(),
         mirror: mirror_map(&skeleton),
         hips,
@@ -232,7 +233,16 @@ fn import_source(source: &Source, name: &str, file: &str, options: &ImportOption
         height,
         humanoid: Some(humanoid),
         notes,
-    })
+    };
+    let soles = super::rigid::add_sole_joints(&mut character, upper_legs);
+    if !soles.is_empty() {
+        character.notes.push(format!(
+            "legs without knee or foot joints: they walk as rigid legs (a compass), on sole joints added at their \
+             soles ({})",
+            soles.join(", ")
+        ));
+    }
+    Ok(character)
 }
 
 /// A clip as read, in the model frame, put in place, and cyclic when its
