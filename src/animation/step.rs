@@ -506,7 +506,12 @@ impl Step<'_> {
             // 13.6 → mm on figure7).
             pin: 1.0,
         };
-        rigid::stand(&mut p.fk, legs, &skeletal.soles, &support, &other);
+        // Beyond the body's roll, the trailing foot misses its height (a
+        // toe-off), never the landing one: the swing foot up to its
+        // highest, the stance foot as the swing foot comes down onto its
+        // footprint (where the two swap roles).
+        let yielding = if air > 0.0 && u > 0.5 * (1.0 + lift) { 1.0 - smoothstep(height / 0.01) } else { 0.0 };
+        rigid::stand(&mut p.fk, legs, &skeletal.soles, (&support, &other), yielding);
         p.into_posed()
     }
 

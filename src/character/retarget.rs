@@ -321,7 +321,11 @@ impl<'a> Retarget<'a> {
         let [l, r] = goals;
         let (support, other) = if l.height <= r.height { (l, r) } else { (r, l) };
         let mut fk = PoseFk::new(&t.character.skeleton, pose);
-        rigid::stand(&mut fk, legs, soles, &support, &other);
+        // Both feet on the floor (the roles swap as their heights cross),
+        // both miss by half beyond the roll's reach: the same pose either
+        // way.
+        let planted = other.pin * (1.0 - smoothstep(other.height / 0.01));
+        rigid::stand(&mut fk, legs, soles, (&support, &other), 0.5 * planted);
         fk.into_pose()
     }
 

@@ -28,8 +28,10 @@ use super::{Character, Joint, Quat, Transform, V3, rotation_of, yaw};
 use crowdpatch_runtime::format::Foot;
 
 /// Most the body is rolled about its forward axis by [`stand`] `[rad]`
-/// (11°): a rigid walker waddles, but not onto its side.
-pub const MAX_ROLL: f64 = 0.2;
+/// (20°): a rigid walker waddles, but not onto its side (Kenney's wide
+/// hips need up to 8°, the built-in character's narrow ones with rigid
+/// legs up to 15°).
+pub const MAX_ROLL: f64 = 0.35;
 
 /// Whether both legs of `legs` are their own feet (no knee, no foot
 /// joint). O(1).
@@ -113,11 +115,20 @@ pub struct FootGoal {
 /// at its goal, moves the top joint `top` vertically so that `support`'s
 /// lowest sole point is at its goal height, and rolls the legs' parent
 /// about the body's forward axis (up to [`MAX_ROLL`]) so that `other`'s is
-/// at its own. Legs that are not rigid, or that hang from different
+/// at its own. Beyond the roll's reach, `support` misses its height by
+/// the share `yielding` of the miss, `other` by the rest: a caller whose
+/// feet swap roles (at a landing) keeps the pose continuous by giving the
+/// miss to the same foot on both sides. Legs that are not rigid, or that hang from different
 /// parents, are left alone. Returns the vertical move `[m]` and the roll
 /// `[rad]` (positive raising the left hip). O(bisection steps · leg
 /// depth + joints), about 50 evaluations.
-pub fn stand(fk: &mut PoseFk<'_>, legs: &Legs, soles: &Soles, support: &FootGoal, other: &FootGoal) -> (f64, f64) {
+pub fn stand(
+    fk: &mut PoseFk<'_>,
+    legs: &Legs,
+    soles: &Soles,
+    (support, other): (&FootGoal, &FootGoal),
+    yielding: f64,
+) -> (f64, f64) {
     let sk = fk.skeleton();
     let rest_globals = sk.globals(&sk.rest_pose());
     let rest_rotations = &[0, 1].map(|f| rotation_of(&rest_globals[legs.feet[f].ankle]));
@@ -185,7 +196,9 @@ pub fn stand(fk: &mut PoseFk<'_>, legs: &Legs, soles: &Soles, support: &FootGoal
             side
         }
     };
-    let (_, dy) = eval(fk, beta);
+    let (r, dy) = eval(fk, beta);
+    // Out of the roll's reach, the support takes `yielding` of the miss.
+    let dy = dy - r * yielding.clamp(0.0, 1.0);
     let top = legs.top;
     fk.translate(top, V3::new(0.0, dy, 0.0));
     (dy, sign * beta)
