@@ -13,7 +13,9 @@
 //!   landing-position triangulation used for barycentric blending;
 //! - [`fk`] and [`ik`]: forward kinematics of single joints and the leg IK
 //!   (two-bone IK, heel roll, reach fix, detached legs), which retargeting
-//!   and the animation stage both use.
+//!   and the animation stage both use;
+//! - [`rigid`]: legs of one bone (no knee, no foot joint) walking as a
+//!   compass: their sole joints, and poses stood on their feet.
 //!
 //! Frames: the character's *model frame* is glTF's — +Y up, facing +Z, its
 //! left is +X, feet on `y = 0`. Clips are *in place*: the hips stay over the
