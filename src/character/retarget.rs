@@ -29,7 +29,10 @@
 //!    whatever the foot's length. So a foot planted in the source is planted
 //!    in the target,
 //!    at the target's hip height and stance width, and step lengths scale
-//!    with the legs.
+//!    with the legs. A target whose legs are their own feet (one bone, no
+//!    knee, no foot joint) is stood where the source's feet are instead
+//!    ([`super::rigid::stand`]: legs aimed, body raised and rolled), its
+//!    feet rocking on their soles.
 //! 3. **Time.** Walks of geometrically similar bodies are dynamically
 //!    similar at equal Froude numbers `v²/(g·l)` (Alexander 1989): time
 //!    scales by `√k`, so the retargeted clip's frame interval is the
