@@ -112,16 +112,17 @@ pub struct FootGoal {
 }
 
 /// Stands the pose of `fk` on its feet (module docs): aims each rigid leg
-/// at its goal, moves the top joint `top` vertically so that `support`'s
-/// lowest sole point is at its goal height, and rolls the legs' parent
-/// about the body's forward axis (up to [`MAX_ROLL`]) so that `other`'s is
-/// at its own. Beyond the roll's reach, `support` misses its height by
-/// the share `yielding` of the miss, `other` by the rest: a caller whose
-/// feet swap roles (at a landing) keeps the pose continuous by giving the
-/// miss to the same foot on both sides. Legs that are not rigid, or that hang from different
-/// parents, are left alone. Returns the vertical move `[m]` and the roll
-/// `[rad]` (positive raising the left hip). O(bisection steps · leg
-/// depth + joints), about 50 evaluations.
+/// at its goal, moves the top joint ([`Legs::top`]) vertically so that
+/// `support`'s lowest sole point is at its goal height, and rolls the
+/// legs' parent about the body's forward axis (up to [`MAX_ROLL`]) so that
+/// `other`'s is at its own. Beyond the roll's reach, `support` misses its
+/// height by the share `yielding` (in `[0, 1]`) of the miss, `other` by
+/// the rest: a caller whose feet swap roles (at a landing) keeps the pose
+/// continuous by giving the miss to the same foot on both sides. Legs that
+/// are not rigid, or that hang from different parents, are left alone.
+/// Returns the vertical move `[m]` and the roll `[rad]` (positive raising
+/// the left hip). O(joints + bisection steps · pin passes · leg depth):
+/// about 50 evaluations of both legs' aims.
 pub fn stand(
     fk: &mut PoseFk<'_>,
     legs: &Legs,
