@@ -14,7 +14,7 @@ use crate::character::ik::{
 };
 use crate::character::library::Weights;
 use crate::character::rigid::{self, FootGoal};
-use crate::character::{Pose, Quat, SlerpArc, Transform, V3, yaw, yaw_of_rotation};
+use crate::character::{Pose, Quat, SlerpArc, Transform, V3, smoothstep, yaw, yaw_of_rotation};
 use crate::footsteps::{BoundaryFootsteps, FootstepPlan, landing_of, path_position, wrap_angle_exact};
 use crowdpatch_runtime::format::{AgentAnimation, BakedAgent, Foot};
 
@@ -48,11 +48,6 @@ fn apply_delta(base: &mut [Transform], delta: &[(Quat, V3, SlerpArc)], s: f64) {
 /// from heel strike to foot flat in walking (10–15 % of a 1.1 s gait
 /// cycle; Perry & Burnfield, *Gait Analysis*, 2010, ch. 2).
 const SETTLE_TIME: f64 = 0.15;
-
-fn smoothstep(x: f64) -> f64 {
-    let x = x.clamp(0.0, 1.0);
-    x * x * (3.0 - 2.0 * x)
-}
 
 /// One step being synthesised.
 struct Step<'a> {
@@ -424,20 +419,22 @@ impl Step<'_> {
     /// foot joint; [`rigid`]): the pose placed, then stood on its feet
     /// ([`rigid::stand`]): the stance foot on its footprint, and the other
     /// on its own until its lift-off (both feet on the floor in double
-    /// support), then in the air where [`Step::swing_target`] puts it,
-    /// its lowest sole point [`RIGID_CLEARANCE`] over the floor in
-    /// mid-swing (coming in over [`CLEARANCE_EASE`] of the swing and
-    /// going out over its last [`RIGID_LAND`], after it has come over its
-    /// footprint along the straight line from the last one); each foot at its
-    /// footprint's yaw, the swing foot turning from one to the next in the
-    /// air (no planted foot turns on the floor). Continuous: at the
-    /// landing both feet are on their footprints, as at the next step's
-    /// start. O(joints + bisection steps · leg depth).
+    /// support), then in the air: up, across from footprint to footprint
+    /// (bowed to pass under its hip, within [`SWING_REACH`]) and down, its
+    /// lowest sole point [`RIGID_CLEARANCE`] over the floor in mid-swing
+    /// (coming in over [`CLEARANCE_EASE`] of the swing and going out over
+    /// its last [`RIGID_LAND`], once over its footprint). Each foot keeps
+    /// its footprint's yaw as the body turns over it ([`capped`]), the
+    /// swing foot turning from one to the next in the air. Continuous: at
+    /// the landing both feet are on their footprints, as at the next
+    /// step's start. O(joints + bisection steps · leg depth).
     fn posed_rigid(&self, skeletal: &Skeletal, raw: Raw, u: f64) -> Posed {
         let legs = &skeletal.legs;
         let mut p = self.place(skeletal, raw.pose, u);
         let lift = self.lift.min(0.95);
         let [from_yaw, stance_yaw, to_yaw] = self.footprint_yaws;
+        let swing = self.stance.other();
+        let hip = p.fk.position(legs.leg(swing).ankle);
         let (target, height, foot_yaw, air) = if u <= lift {
             (self.swing_from, 0.0, from_yaw, 0.0)
         } else {
@@ -453,12 +450,11 @@ impl Step<'_> {
             // sideways: the straight line of a sharp turn's step passes
             // far beside it.
             let (from, to) = (self.swing_from, self.swing_to);
-            let hip_m = p.fk.position(legs.leg(self.stance.other()).ankle);
-            let hip = p.world(hip_m);
+            let hip_w = p.world(hip);
             let line = to - from;
             let aside = if line.norm() > 1e-9 {
                 let along = line.normalize();
-                let d = V3::new(hip.x - from.x, 0.0, hip.z - from.z);
+                let d = V3::new(hip_w.x - from.x, 0.0, hip_w.z - from.z);
                 d - along * along.dot(&d)
             } else {
                 V3::zeros()
@@ -477,7 +473,6 @@ impl Step<'_> {
         let held = |foot_yaw: f64| capped(wrap_angle_exact(foot_yaw - p.yaw));
         let support =
             FootGoal { foot: self.stance, at: model(&p, self.stance_at), yaw: held(stance_yaw), height: 0.0, pin: 1.0 };
-        let swing = self.stance.other();
         // In the air the foot stays well within the leg's reach (as it
         // leaves and reaches the floor, by its clearance's weight): the
         // straight line between two footprints of a sharp turn passes
@@ -485,9 +480,7 @@ impl Step<'_> {
         // stretch sideways holds its foot at hip height.
         let mut at = model(&p, target);
         if air > 0.0 {
-            let leg = legs.leg(swing);
-            let hip = p.fk.position(leg.ankle);
-            let reach = SWING_REACH * p.fk.skeleton().joints[leg.contact].rest.translation.norm();
+            let reach = SWING_REACH * p.fk.skeleton().joints[legs.leg(swing).contact].rest.translation.norm();
             let d = [at[0] - hip.x, at[1] - hip.z];
             let n = d[0].hypot(d[1]);
             if n > reach {
@@ -501,9 +494,8 @@ impl Step<'_> {
             yaw: held(foot_yaw),
             height,
             // Rocking on its lowest point in the air too, the foot comes
-            // down with that point already where it lands: pinned only
-            // over the landing, it slid there along the floor (heel p95
-            // 13.6 → mm on figure7).
+            // down with that point already where it lands, as at its
+            // lift-off it left with it there: no weight to fade in or out.
             pin: 1.0,
         };
         // Beyond the body's roll, the trailing foot misses its height (a

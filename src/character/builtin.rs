@@ -12,7 +12,9 @@
 //! expressed in place, as the analysis expects.
 
 use super::ik::two_bone_ik;
-use super::{Character, Clip, FootJoints, Joint, Pose, Skeleton, Transform, V3, mirror_map, rotation_of, yaw};
+use super::{
+    Character, Clip, FootJoints, Joint, Pose, Skeleton, Transform, V3, mirror_map, rotation_of, smoothstep, yaw,
+};
 use crowdpatch_runtime::skeletal::SkinnedPrimitive;
 use nalgebra::Vector3;
 use std::f64::consts::{PI, TAU};
@@ -161,11 +163,6 @@ fn set_global_rotation(sk: &Skeleton, pose: &mut Pose, joint: usize, global: sup
     let g = sk.globals(pose);
     let parent = sk.joints[joint].parent.map_or_else(super::Quat::identity, |p| rotation_of(&g[p]));
     pose[joint].rotation = parent.inverse() * global;
-}
-
-fn smoothstep(x: f64) -> f64 {
-    let x = x.clamp(0.0, 1.0);
-    x * x * (3.0 - 2.0 * x)
 }
 
 fn min_jerk(x: f64) -> f64 {

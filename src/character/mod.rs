@@ -193,6 +193,14 @@ pub fn yaw_of_rotation(q: &Quat) -> f64 {
     yaw_of(f.x, f.z)
 }
 
+/// `0` below 0, `1` above 1, the cubic smoothstep `3x² − 2x³` between:
+/// the ease of every blend weight of the characters and the synthesis.
+/// O(1).
+pub(crate) fn smoothstep(x: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
 /// A joint of a skeleton.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Joint {

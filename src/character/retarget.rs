@@ -46,7 +46,7 @@ use super::fk::PoseFk;
 use super::humanoid::{Bone, Humanoid};
 use super::ik::{Legs, follow_foot, heel_roll, two_bone_ik};
 use super::rigid::{self, FootGoal};
-use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of};
+use super::{Character, Clip, Pose, Quat, Skeleton, Transform, V3, position_of, rotation_of, smoothstep};
 use crowdpatch_runtime::format::Foot;
 use nalgebra::{Matrix3, Rotation3};
 
@@ -391,12 +391,6 @@ impl<'a> Retarget<'a> {
         out.make_in_place_at(&self.target.character.skeleton, hips);
         out
     }
-}
-
-/// `0` below 0, `1` above 1, the cubic smoothstep between.
-fn smoothstep(x: f64) -> f64 {
-    let x = x.clamp(0.0, 1.0);
-    x * x * (3.0 - 2.0 * x)
 }
 
 /// Sets joint `j`'s local translation so that its global position is `at`.

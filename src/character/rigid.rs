@@ -24,7 +24,7 @@
 use super::contact::Soles;
 use super::fk::PoseFk;
 use super::ik::Legs;
-use super::{Character, Joint, Quat, Transform, V3, rotation_of, yaw};
+use super::{Character, Joint, Quat, Transform, V3, yaw};
 use crowdpatch_runtime::format::Foot;
 
 /// Most the body is rolled about its forward axis by [`stand`] `[rad]`
@@ -121,8 +121,8 @@ pub struct FootGoal {
 /// continuous by giving the miss to the same foot on both sides. Legs that
 /// are not rigid, or that hang from different parents, are left alone.
 /// Returns the vertical move `[m]` and the roll `[rad]` (positive raising
-/// the left hip). O(joints + bisection steps · pin passes · leg depth):
-/// about 50 evaluations of both legs' aims.
+/// the left hip). O(bisection steps · pin passes · leg depth): about 50
+/// evaluations of both legs' aims.
 pub fn stand(
     fk: &mut PoseFk<'_>,
     legs: &Legs,
@@ -131,8 +131,9 @@ pub fn stand(
     yielding: f64,
 ) -> (f64, f64) {
     let sk = fk.skeleton();
-    let rest_globals = sk.globals(&sk.rest_pose());
-    let rest_rotations = &[0, 1].map(|f| rotation_of(&rest_globals[legs.feet[f].ankle]));
+    // The legs' model-frame rotations at rest (a rigid leg's foot joint is
+    // the leg).
+    let rest_rotations = &legs.feet.map(|l| l.rest_ankle_inverse.inverse());
     let (l, r) = (legs.feet[0].ankle, legs.feet[1].ankle);
     let Some(parent) = sk.joints[l].parent.filter(|&p| sk.joints[r].parent == Some(p)) else { return (0.0, 0.0) };
     if !is_rigid(legs) {
